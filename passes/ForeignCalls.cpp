@@ -1,0 +1,315 @@
+//===- ForeignCalls.cpp - run foreign code on the system stack -----------===//
+#include "ForeignCalls.h"
+
+#include "copystack/abi.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace copystack {
+
+namespace {
+
+/// The layout of the frame a foreign call passes through memory:
+/// { [ptr callee], arg0, arg1, ..., [result] }.
+struct FrameShape {
+  StructType *Ty = nullptr;
+  bool HasCallee = false;
+  unsigned FirstArg = 0;
+  int Result = -1;
+};
+
+FrameShape frameShape(CallBase &CB, bool Indirect) {
+  LLVMContext &Ctx = CB.getContext();
+  SmallVector<Type *, 8> Fields;
+  FrameShape S;
+  if (Indirect) {
+    Fields.push_back(PointerType::get(Ctx, 0));
+    S.HasCallee = true;
+  }
+  S.FirstArg = Fields.size();
+  for (Value *A : CB.args())
+    Fields.push_back(A->getType());
+  if (!CB.getType()->isVoidTy()) {
+    S.Result = Fields.size();
+    Fields.push_back(CB.getType());
+  }
+  S.Ty = StructType::get(Ctx, Fields);
+  return S;
+}
+
+FunctionCallee foreignTrampoline(Module &M) {
+  LLVMContext &Ctx = M.getContext();
+  PointerType *Ptr = PointerType::get(Ctx, 0);
+  return M.getOrInsertFunction(
+      names::ForeignCall,
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr}, false));
+}
+
+} // namespace
+
+Function *ThunkCache::get(CallBase &CB, Function *Callee,
+                          StructType *FrameTy) {
+  Key K{Callee, CB.getFunctionType(), CB.getAttributes().getRawPointer(),
+        CB.getCallingConv()};
+  if (Function *T = Thunks.lookup(K))
+    return T;
+
+  LLVMContext &Ctx = M.getContext();
+  PointerType *Ptr = PointerType::get(Ctx, 0);
+  auto *FT = FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false);
+  std::string Name = "__copystack.thunk." + std::to_string(Next++);
+  if (Callee)
+    Name += "." + Callee->getName().str();
+  Function *T = Function::Create(FT, GlobalValue::InternalLinkage, Name, M);
+  T->addFnAttr(names::GeneratedAttr);
+  T->addFnAttr(Attribute::NoInline);
+  T->addFnAttr("frame-pointer", "all");
+  T->setUWTableKind(UWTableKind::Async);
+  if (CB.doesNotThrow())
+    T->addFnAttr(Attribute::NoUnwind);
+
+  BasicBlock *BB = BasicBlock::Create(Ctx, "entry", T);
+  IRBuilder<> B(BB);
+  Value *Frame = T->getArg(0);
+  unsigned Field = 0;
+  Value *Target = Callee;
+  if (!Callee)
+    Target = B.CreateLoad(Ptr, B.CreateStructGEP(FrameTy, Frame, Field++));
+  SmallVector<Value *, 8> Args;
+  for (unsigned I = 0, E = CB.arg_size(); I != E; ++I, ++Field)
+    Args.push_back(B.CreateLoad(FrameTy->getElementType(Field),
+                                B.CreateStructGEP(FrameTy, Frame, Field)));
+  CallInst *Call = B.CreateCall(CB.getFunctionType(), Target, Args);
+  Call->setAttributes(CB.getAttributes());
+  Call->setCallingConv(CB.getCallingConv());
+  if (!CB.getType()->isVoidTy())
+    B.CreateStore(Call, B.CreateStructGEP(FrameTy, Frame, Field));
+  B.CreateRetVoid();
+  Thunks[K] = T;
+  return T;
+}
+
+namespace {
+
+class Rewriter {
+public:
+  Rewriter(Function &F, ThunkCache &TC) : F(F), M(*F.getParent()), TC(TC) {}
+
+  /// Replaces CB by a foreign call through the system stack.
+  void makeForeign(CallBase &CB, Function *Callee) {
+    FrameShape S = frameShape(CB, !Callee);
+    Function *Thunk = TC.get(CB, Callee, S.Ty);
+    AllocaInst *Frame = frameFor(S.Ty);
+    if (auto *CI = dyn_cast<CallInst>(&CB)) {
+      IRBuilder<> B(CI);
+      B.SetCurrentDebugLocation(CI->getDebugLoc());
+      Value *R = emitCall(B, CB, S, Frame, Thunk, /*Lifetime=*/true);
+      if (R)
+        CI->replaceAllUsesWith(R);
+      CI->eraseFromParent();
+      return;
+    }
+    auto *II = cast<InvokeInst>(&CB);
+    IRBuilder<> B(II);
+    B.SetCurrentDebugLocation(II->getDebugLoc());
+    storeArgs(B, CB, S, Frame);
+    BasicBlock *Cont = BasicBlock::Create(F.getContext(), "foreign.cont", &F,
+                                          II->getNormalDest());
+    InvokeInst *Inv = B.CreateInvoke(foreignTrampoline(M), Cont,
+                                     II->getUnwindDest(), {Thunk, Frame});
+    Inv->setDebugLoc(II->getDebugLoc());
+    IRBuilder<> CB2(Cont);
+    CB2.SetCurrentDebugLocation(II->getDebugLoc());
+    Value *R = loadResult(CB2, S, Frame);
+    CB2.CreateBr(II->getNormalDest());
+    retargetPhis(II->getNormalDest(), II->getParent(), Cont, II, R);
+    if (R)
+      II->replaceAllUsesWith(R);
+    II->eraseFromParent();
+  }
+
+  /// Tests the callee's prefix at run time.
+  void dispatch(CallBase &CB, Function *Callee) {
+    FrameShape S = frameShape(CB, !Callee);
+    Function *Thunk = TC.get(CB, Callee, S.Ty);
+    AllocaInst *Frame = frameFor(S.Ty);
+    Value *Target = CB.getCalledOperand();
+    IRBuilder<> B(&CB);
+    B.SetCurrentDebugLocation(CB.getDebugLoc());
+    Value *Cond = isInstrumented(B, Target);
+
+    if (auto *CI = dyn_cast<CallInst>(&CB)) {
+      Instruction *ThenTerm = nullptr, *ElseTerm = nullptr;
+      SplitBlockAndInsertIfThenElse(Cond, CI->getIterator(), &ThenTerm,
+                                    &ElseTerm);
+      BasicBlock *Tail = CI->getParent();
+      CI->moveBefore(ThenTerm);
+      IRBuilder<> EB(ElseTerm);
+      EB.SetCurrentDebugLocation(CI->getDebugLoc());
+      Value *R = emitCall(EB, CB, S, Frame, Thunk, /*Lifetime=*/true);
+      if (R) {
+        PHINode *Phi = PHINode::Create(CI->getType(), 2, "", Tail->begin());
+        CI->replaceAllUsesWith(Phi);
+        Phi->addIncoming(CI, ThenTerm->getParent());
+        Phi->addIncoming(R, ElseTerm->getParent());
+      }
+      return;
+    }
+
+    auto *II = cast<InvokeInst>(&CB);
+    BasicBlock *From = II->getParent();
+    BasicBlock *Normal = II->getNormalDest();
+    BasicBlock *Unwind = II->getUnwindDest();
+    LLVMContext &Ctx = F.getContext();
+    BasicBlock *Direct = BasicBlock::Create(Ctx, "dispatch.direct", &F, Normal);
+    BasicBlock *Foreign =
+        BasicBlock::Create(Ctx, "dispatch.foreign", &F, Normal);
+    BasicBlock *FCont = BasicBlock::Create(Ctx, "foreign.cont", &F, Normal);
+    BasicBlock *Join = BasicBlock::Create(Ctx, "dispatch.join", &F, Normal);
+
+    II->removeFromParent();
+    II->insertInto(Direct, Direct->end());
+    II->setNormalDest(Join);
+    IRBuilder<> FB(From);
+    FB.SetCurrentDebugLocation(II->getDebugLoc());
+    FB.CreateCondBr(Cond, Direct, Foreign);
+
+    IRBuilder<> XB(Foreign);
+    XB.SetCurrentDebugLocation(II->getDebugLoc());
+    storeArgs(XB, CB, S, Frame);
+    InvokeInst *Inv =
+        XB.CreateInvoke(foreignTrampoline(M), FCont, Unwind, {Thunk, Frame});
+    Inv->setDebugLoc(II->getDebugLoc());
+    IRBuilder<> CB2(FCont);
+    CB2.SetCurrentDebugLocation(II->getDebugLoc());
+    Value *R = loadResult(CB2, S, Frame);
+    CB2.CreateBr(Join);
+
+    IRBuilder<> JB(Join);
+    JB.SetCurrentDebugLocation(II->getDebugLoc());
+    PHINode *Phi = nullptr;
+    if (R)
+      Phi = JB.CreatePHI(II->getType(), 2);
+    JB.CreateBr(Normal);
+    if (Phi) {
+      II->replaceAllUsesWith(Phi);
+      Phi->addIncoming(II, Direct);
+      Phi->addIncoming(R, FCont);
+    }
+    // Normal's phis came from From through the invoke: now from Join.
+    for (PHINode &P : Normal->phis())
+      for (unsigned I = 0, E = P.getNumIncomingValues(); I != E; ++I)
+        if (P.getIncomingBlock(I) == From)
+          P.setIncomingBlock(I, Join);
+    // The landing pad is now reached from Direct and Foreign.
+    for (PHINode &P : Unwind->phis()) {
+      int Idx = P.getBasicBlockIndex(From);
+      if (Idx < 0)
+        continue;
+      Value *V = P.getIncomingValue(Idx);
+      P.setIncomingBlock(Idx, Direct);
+      P.addIncoming(V, Foreign);
+    }
+  }
+
+private:
+  Function &F;
+  Module &M;
+  ThunkCache &TC;
+
+  AllocaInst *frameFor(StructType *Ty) {
+    BasicBlock &Entry = F.getEntryBlock();
+    IRBuilder<> B(&Entry, Entry.getFirstInsertionPt());
+    return B.CreateAlloca(Ty, nullptr, "foreign.frame");
+  }
+
+  Value *isInstrumented(IRBuilder<> &B, Value *Target) {
+    Type *I64 = B.getInt64Ty();
+    Value *Magic = B.CreateConstGEP1_64(B.getInt8Ty(), Target, -8);
+    LoadInst *Word = B.CreateAlignedLoad(I64, Magic, Align(1), "prefix");
+    return B.CreateICmpEQ(Word, ConstantInt::get(I64, COPYSTACK_MAGIC),
+                          "instrumented");
+  }
+
+  void storeArgs(IRBuilder<> &B, CallBase &CB, const FrameShape &S,
+                 AllocaInst *Frame) {
+    if (S.HasCallee)
+      B.CreateStore(CB.getCalledOperand(), B.CreateStructGEP(S.Ty, Frame, 0));
+    for (unsigned I = 0, E = CB.arg_size(); I != E; ++I)
+      B.CreateStore(CB.getArgOperand(I),
+                    B.CreateStructGEP(S.Ty, Frame, S.FirstArg + I));
+  }
+
+  Value *loadResult(IRBuilder<> &B, const FrameShape &S, AllocaInst *Frame) {
+    if (S.Result < 0)
+      return nullptr;
+    return B.CreateLoad(S.Ty->getElementType(S.Result),
+                        B.CreateStructGEP(S.Ty, Frame, S.Result));
+  }
+
+  Value *emitCall(IRBuilder<> &B, CallBase &CB, const FrameShape &S,
+                  AllocaInst *Frame, Function *Thunk, bool Lifetime) {
+    const DataLayout &DL = M.getDataLayout();
+    Value *Size = B.getInt64(DL.getTypeAllocSize(S.Ty));
+    if (Lifetime)
+      B.CreateLifetimeStart(Frame, cast<ConstantInt>(Size));
+    storeArgs(B, CB, S, Frame);
+    CallInst *Call = B.CreateCall(foreignTrampoline(M), {Thunk, Frame});
+    if (CB.doesNotThrow())
+      Call->setDoesNotThrow();
+    if (CB.doesNotReturn())
+      Call->setDoesNotReturn();
+    Value *R = loadResult(B, S, Frame);
+    if (Lifetime)
+      B.CreateLifetimeEnd(Frame, cast<ConstantInt>(Size));
+    return R;
+  }
+
+  /// Phis in Succ that came from Old through invoke II now come from New;
+  /// an incoming II itself becomes R.
+  static void retargetPhis(BasicBlock *Succ, BasicBlock *Old, BasicBlock *New,
+                           Instruction *II, Value *R) {
+    for (PHINode &P : Succ->phis())
+      for (unsigned I = 0, E = P.getNumIncomingValues(); I != E; ++I)
+        if (P.getIncomingBlock(I) == Old) {
+          P.setIncomingBlock(I, New);
+          if (P.getIncomingValue(I) == II)
+            P.setIncomingValue(I, R);
+        }
+  }
+};
+
+} // namespace
+
+bool rewriteForeignCalls(Function &F, const Policy &P, ThunkCache &TC,
+                         ForeignCallStats &Stats) {
+  SmallVector<std::pair<CallBase *, CallKind>, 16> Work;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        CallKind K = P.classify(*CB);
+        if (K == CallKind::Foreign || K == CallKind::Dispatch)
+          Work.push_back({CB, K});
+      }
+  Rewriter R(F, TC);
+  for (auto [CB, K] : Work) {
+    auto *Callee = dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
+    if (Callee && Callee->getFunctionType() != CB->getFunctionType())
+      Callee = nullptr; // called through a mismatched type: treat as indirect
+    if (K == CallKind::Foreign) {
+      R.makeForeign(*CB, Callee);
+      ++Stats.Foreign;
+    } else {
+      R.dispatch(*CB, Callee);
+      ++Stats.Dispatched;
+    }
+  }
+  return !Work.empty();
+}
+
+} // namespace copystack

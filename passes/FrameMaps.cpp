@@ -1,0 +1,245 @@
+//===- FrameMaps.cpp - the per-function frame map and magic prefix -------===//
+#include "FrameMaps.h"
+#include "ArgLayout.h"
+#include "Policy.h"
+#include "StackObjects.h"
+
+#include "copystack/abi.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+#include <cstddef>
+
+using namespace llvm;
+
+namespace copystack {
+
+// The LLVM types below mirror the C structs of abi.h field by field.
+static_assert(sizeof(copystack_object) == 16, "copystack_object layout");
+static_assert(offsetof(copystack_object, kind) == 12, "copystack_object.kind");
+static_assert(sizeof(copystack_frame_map) == 64, "copystack_frame_map layout");
+static_assert(offsetof(copystack_frame_map, nobjects) == 40,
+              "copystack_frame_map.nobjects");
+
+namespace {
+
+struct Object {
+  int64_t Offset = 0;   // argument objects only; escaped ones are resolved
+  uint64_t Size = 0;
+  WordLayout Layout;
+  uint16_t Flags = 0;
+};
+
+StructType *objectType(LLVMContext &C) {
+  Type *I32 = Type::getInt32Ty(C), *I16 = Type::getInt16Ty(C);
+  return StructType::get(C, {I32, I32, I32, I16, I16});
+}
+
+StructType *mapType(LLVMContext &C) {
+  Type *I32 = Type::getInt32Ty(C);
+  Type *Ptr = PointerType::get(C, 0);
+  return StructType::get(
+      C, {I32, I32, Ptr, Ptr, Ptr, Ptr, I32, I32, I32, I32, I32, I32});
+}
+
+class Emitter {
+public:
+  Emitter(Function &F, FrameMapStats &Stats)
+      : F(F), M(*F.getParent()), C(F.getContext()), DL(M.getDataLayout()),
+        Stats(Stats) {}
+
+  void run() {
+    collectAllocas();
+    collectArguments();
+    Function *Resolve = emitEscapeAndResolver();
+    GlobalVariable *Map = emitMap(Resolve);
+    emitPrefix(Map);
+  }
+
+private:
+  Function &F;
+  Module &M;
+  LLVMContext &C;
+  const DataLayout &DL;
+  FrameMapStats &Stats;
+  SmallVector<AllocaInst *, 16> Escaped;
+  SmallVector<Object, 16> Objects; // escaped first, in Escaped order
+  ArgLayout Args;
+
+  void collectAllocas() {
+    for (Instruction &I : F.getEntryBlock()) {
+      auto *AI = dyn_cast<AllocaInst>(&I);
+      if (!AI || !AI->isStaticAlloca())
+        continue;
+      std::optional<TypeSize> Size = AI->getAllocationSize(DL);
+      if (!Size || Size->isScalable() || Size->getFixedValue() == 0)
+        continue;
+      Object O;
+      O.Size = Size->getFixedValue();
+      O.Layout = describeStackObject(DL, AI, AI->getAllocatedType(), O.Size);
+      O.Flags = COPYSTACK_OBJF_ESCAPED;
+      // Words are read at 8-byte steps from the object's start; a pointer
+      // copied into a byte buffer sits at an 8-aligned address only if the
+      // buffer itself is 8-aligned.
+      if (O.Layout.any() && AI->getAlign().value() < WordSize)
+        AI->setAlignment(Align(WordSize));
+      Escaped.push_back(AI);
+      Objects.push_back(std::move(O));
+    }
+  }
+
+  void collectArguments() {
+    Args = computeArgLayout(F);
+    for (StackArgObject &SA : Args.StackObjects) {
+      Object O;
+      O.Offset = 16 + static_cast<int64_t>(SA.Offset);
+      O.Size = SA.Size;
+      O.Layout = SA.Layout;
+      if (SA.ByVal)
+        addUseLayout(DL, SA.Arg, SA.Size, O.Layout);
+      O.Flags = COPYSTACK_OBJF_ARGUMENT;
+      Objects.push_back(std::move(O));
+    }
+  }
+
+  Function *emitEscapeAndResolver() {
+    if (Escaped.empty())
+      return nullptr;
+    // llvm.localescape must be in the entry block, after the allocas.
+    BasicBlock &Entry = F.getEntryBlock();
+    IRBuilder<> B(&Entry, Entry.getFirstNonPHIOrDbgOrAlloca());
+    SmallVector<Value *, 16> EscapedValues(Escaped.begin(), Escaped.end());
+    B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::localescape),
+                 EscapedValues);
+
+    Type *Ptr = PointerType::get(C, 0);
+    auto *FT = FunctionType::get(Type::getVoidTy(C), {Ptr}, false);
+    Function *R = Function::Create(FT, GlobalValue::InternalLinkage,
+                                   F.getName() + ".copystack.resolve", M);
+    R->addFnAttr(names::GeneratedAttr);
+    R->addFnAttr(Attribute::NoUnwind);
+    R->addFnAttr(Attribute::NoInline);
+    IRBuilder<> RB(BasicBlock::Create(C, "entry", R));
+    Function *Recover =
+        Intrinsic::getDeclaration(&M, Intrinsic::localrecover);
+    Value *Null = ConstantPointerNull::get(PointerType::get(C, 0));
+    for (unsigned I = 0, E = Escaped.size(); I != E; ++I) {
+      Value *P = RB.CreateCall(Recover, {&F, Null, RB.getInt32(I)});
+      Value *Off = RB.CreatePtrToInt(P, RB.getInt32Ty());
+      RB.CreateStore(Off, RB.CreateConstGEP1_32(RB.getInt32Ty(),
+                                                R->getArg(0), I));
+    }
+    RB.CreateRetVoid();
+    return R;
+  }
+
+  GlobalVariable *emitMap(Function *Resolve) {
+    Type *I16 = Type::getInt16Ty(C), *I32 = Type::getInt32Ty(C);
+    Type *I64 = Type::getInt64Ty(C);
+    SmallVector<Constant *, 16> ObjConsts;
+    SmallVector<uint64_t, 16> Bitmaps;
+    for (Object &O : Objects) {
+      uint16_t Kind;
+      uint32_t BitmapIndex = 0;
+      BitVector &P = O.Layout.Pointers;
+      P.resize(wordsFor(O.Size));
+      ++Stats.Objects;
+      if (P.none()) {
+        Kind = COPYSTACK_OBJ_NO_POINTERS;
+      } else if (P.all()) {
+        Kind = COPYSTACK_OBJ_ALL_WORDS;
+        ++Stats.ConservativeObjects;
+        Stats.PointerWords += P.size();
+      } else {
+        Kind = COPYSTACK_OBJ_BITMAP;
+        BitmapIndex = Bitmaps.size();
+        for (unsigned W = 0; W < P.size(); W += 64) {
+          uint64_t Bits = 0;
+          for (unsigned B = 0; B < 64 && W + B < P.size(); ++B)
+            if (P.test(W + B))
+              Bits |= uint64_t(1) << B;
+          Bitmaps.push_back(Bits);
+        }
+        Stats.PointerWords += P.count();
+      }
+      ObjConsts.push_back(ConstantStruct::get(
+          objectType(C),
+          {ConstantInt::get(I32, static_cast<uint64_t>(O.Offset)),
+           ConstantInt::get(I32, O.Size), ConstantInt::get(I32, BitmapIndex),
+           ConstantInt::get(I16, Kind), ConstantInt::get(I16, O.Flags)}));
+    }
+
+    std::string Base = F.getName().str() + ".copystack";
+    Constant *ObjectsPtr = ConstantPointerNull::get(PointerType::get(C, 0));
+    if (!ObjConsts.empty()) {
+      auto *AT = ArrayType::get(objectType(C), ObjConsts.size());
+      ObjectsPtr = new GlobalVariable(M, AT, /*isConstant=*/false,
+                                      GlobalValue::InternalLinkage,
+                                      ConstantArray::get(AT, ObjConsts),
+                                      Base + ".objects");
+    }
+    Constant *BitmapsPtr = ConstantPointerNull::get(PointerType::get(C, 0));
+    if (!Bitmaps.empty()) {
+      auto *AT = ArrayType::get(I64, Bitmaps.size());
+      SmallVector<Constant *, 8> Words;
+      for (uint64_t W : Bitmaps)
+        Words.push_back(ConstantInt::get(I64, W));
+      BitmapsPtr = new GlobalVariable(M, AT, /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage,
+                                      ConstantArray::get(AT, Words),
+                                      Base + ".bitmaps");
+    }
+    Constant *Name = ConstantDataArray::getString(C, F.getName());
+    auto *NameGV = new GlobalVariable(M, Name->getType(), /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage, Name,
+                                      Base + ".name");
+    NameGV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+
+    uint32_t Flags = 0;
+    if (Args.Conservative)
+      Flags |= COPYSTACK_MAPF_ARGS_CONSERVATIVE;
+    if (Args.VectorPointers)
+      Flags |= COPYSTACK_MAPF_VECTOR_ARGS;
+    Constant *ResolvePtr =
+        Resolve ? static_cast<Constant *>(Resolve)
+                : ConstantPointerNull::get(PointerType::get(C, 0));
+    Constant *Init = ConstantStruct::get(
+        mapType(C),
+        {ConstantInt::get(I32, COPYSTACK_ABI_VERSION),
+         ConstantInt::get(I32, Flags), NameGV, ResolvePtr, ObjectsPtr,
+         BitmapsPtr, ConstantInt::get(I32, Objects.size()),
+         ConstantInt::get(I32, Escaped.size()),
+         ConstantInt::get(I32, Args.GPRPointerMask),
+         ConstantInt::get(I32, Args.StackBytes), ConstantInt::get(I32, 0),
+         ConstantInt::get(I32, 0)});
+    auto *Map = new GlobalVariable(M, mapType(C), /*isConstant=*/false,
+                                   GlobalValue::InternalLinkage, Init,
+                                   Base + ".map");
+    Map->setAlignment(Align(8));
+    return Map;
+  }
+
+  void emitPrefix(GlobalVariable *Map) {
+    Type *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
+    Constant *Rel = ConstantExpr::getTrunc(
+        ConstantExpr::getSub(ConstantExpr::getPtrToInt(Map, I64),
+                             ConstantExpr::getPtrToInt(&F, I64)),
+        I32);
+    auto *PrefixTy = StructType::get(C, {I32, I32, I64}, /*isPacked=*/true);
+    F.setPrefixData(ConstantStruct::get(
+        PrefixTy, {Rel, ConstantInt::get(I32, COPYSTACK_ABI_VERSION),
+                   ConstantInt::get(I64, COPYSTACK_MAGIC)}));
+  }
+};
+
+} // namespace
+
+void emitFrameMap(Function &F, FrameMapStats &Stats) {
+  Emitter(F, Stats).run();
+}
+
+} // namespace copystack

@@ -1,0 +1,76 @@
+//===- Policy.h - which functions run on copyable stacks ------------------===//
+//
+// The one decision every other part of the pass consults: is this function
+// instrumented (split-stack prologue, frame map, magic prefix), or does it
+// run as foreign code on the worker's system stack?
+//
+// Running on the system stack is always correct: it is how code built
+// without the plugin runs. So every construct the maps cannot describe
+// makes its function foreign instead of being silently mis-described, and a
+// remark (-Rpass-missed=copystack) names the function and the reason.
+//
+// Also the classification of call sites that every part shares: a call to
+// an instrumented function (a safepoint: the stack may move during it), a
+// call to foreign code (runs on the system stack: the stack cannot move), or
+// a call whose target is only known at run time (dispatched on the magic).
+//
+//===----------------------------------------------------------------------===//
+#ifndef COPYSTACK_PASSES_POLICY_H
+#define COPYSTACK_PASSES_POLICY_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Module.h"
+
+#include <string>
+
+namespace copystack {
+
+/// Names shared with the runtime (runtime/src/arch/x86_64/*.S).
+namespace names {
+inline constexpr llvm::StringLiteral ForeignCall = "__copystack_foreign_call";
+/// Called at the top of every landing pad: re-establishes the stack limit
+/// after an exception unwound out of a foreign call.
+inline constexpr llvm::StringLiteral LandingPad = "__copystack_landing_pad";
+inline constexpr llvm::StringLiteral ModuleFlag = "copystack.instrumented";
+/// Function attribute users (or other tools) can set to keep a function off
+/// copyable stacks: __attribute__((annotate("copystack_nosplit"))) maps to it.
+inline constexpr llvm::StringLiteral NoSplitAttr = "copystack-nosplit";
+/// Marks functions the pass generated (thunks, resolvers).
+inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
+} // namespace names
+
+enum class CallKind {
+  NotACall,   ///< inline asm, intrinsics: run in place, cannot move the stack
+  Direct,     ///< instrumented callee known at compile time: a safepoint
+  Foreign,    ///< known to be foreign: runs on the system stack
+  Dispatch,   ///< decided at run time from the callee's prefix
+};
+
+class Policy {
+public:
+  explicit Policy(llvm::Module &M);
+
+  bool isInstrumented(const llvm::Function &F) const {
+    return Instrumented.count(&F);
+  }
+  /// Why F is not instrumented ("" when it is, or is a declaration).
+  llvm::StringRef reason(const llvm::Function &F) const;
+
+  CallKind classify(const llvm::CallBase &CB) const;
+
+  /// A call after ForeignCalls ran: may the stack move during it?
+  bool isSafepoint(const llvm::CallBase &CB) const;
+
+private:
+  llvm::DenseMap<const llvm::Function *, bool> Instrumented;
+  llvm::DenseMap<const llvm::Function *, std::string> Reasons;
+
+  std::string whyNot(const llvm::Function &F) const;
+};
+
+} // namespace copystack
+
+#endif

@@ -1,0 +1,258 @@
+//===- SafepointSpills.cpp - pointer values live across safepoints -------===//
+#include "SafepointSpills.h"
+#include "TypeLayout.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace copystack {
+
+namespace {
+
+// Frame addresses the backend can recompute from %rbp after the stack moved.
+bool isFrameAddress(const Value *V, const DataLayout &DL) {
+  APInt Off(DL.getIndexTypeSizeInBits(V->getType()), 0);
+  const Value *Base = V->stripAndAccumulateConstantOffsets(
+      DL, Off, /*AllowNonInbounds=*/true);
+  if (auto *AI = dyn_cast<AllocaInst>(Base))
+    return AI->isStaticAlloca();
+  if (auto *A = dyn_cast<Argument>(Base))
+    return A->hasByValAttr();
+  return false;
+}
+
+bool neverPointsIntoStack(const Value *V) {
+  SmallVector<const Value *, 4> Objects;
+  getUnderlyingObjects(V, Objects, nullptr, /*MaxLookup=*/8);
+  for (const Value *O : Objects) {
+    if (isa<GlobalValue>(O) || isa<ConstantPointerNull>(O) ||
+        isa<UndefValue>(O) || isa<ConstantExpr>(O))
+      continue;
+    if (isNoAliasCall(O))
+      continue;
+    return false;
+  }
+  return !Objects.empty();
+}
+
+bool needsSlot(const Value *V, const DataLayout &DL) {
+  Type *T = V->getType();
+  if (T->isTokenTy() || T->isVoidTy() || T->isLabelTy() ||
+      T->isMetadataTy())
+    return false;
+  if (containsStackPointer(T)) {
+    if (isStackPointerType(T) &&
+        (isFrameAddress(V, DL) || neverPointsIntoStack(V)))
+      return false;
+    return true;
+  }
+  return mayCarryPointerBits(V);
+}
+
+class Spiller {
+public:
+  Spiller(Function &F, const Policy &P, SpillStats &Stats)
+      : F(F), DL(F.getParent()->getDataLayout()), P(P), Stats(Stats),
+        DT(F) {}
+
+  bool run() {
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          if (P.isSafepoint(*CB)) {
+            Safepoints.insert(CB);
+            BlocksWithSafepoint.insert(&BB);
+          }
+    if (Safepoints.empty())
+      return false;
+
+    SmallVector<Value *, 32> Candidates;
+    for (Argument &A : F.args())
+      if (needsSlot(&A, DL))
+        Candidates.push_back(&A);
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (!I.use_empty() && needsSlot(&I, DL))
+          Candidates.push_back(&I);
+
+    bool Changed = false;
+    for (Value *V : Candidates)
+      Changed |= handle(V);
+    return Changed;
+  }
+
+private:
+  Function &F;
+  const DataLayout &DL;
+  const Policy &P;
+  SpillStats &Stats;
+  DominatorTree DT;
+  DenseSet<const Instruction *> Safepoints;
+  DenseSet<const BasicBlock *> BlocksWithSafepoint;
+
+  BasicBlock *defBlock(Value *V) {
+    if (auto *I = dyn_cast<Instruction>(V))
+      return I->getParent();
+    return &F.getEntryBlock();
+  }
+
+  // Is there a safepoint in BB strictly between From (exclusive; null: the
+  // block's start) and To (exclusive; null: the block's end)?
+  bool safepointBetween(BasicBlock *BB, const Instruction *From,
+                        const Instruction *To) {
+    if (!BlocksWithSafepoint.count(BB))
+      return false;
+    auto It = From ? std::next(From->getIterator()) : BB->begin();
+    for (; It != BB->end() && &*It != To; ++It)
+      if (Safepoints.count(&*It))
+        return true;
+    return false;
+  }
+
+  // The uses of V that a safepoint may separate from V's definition.
+  struct Crossing {
+    SmallVector<Instruction *, 4> Users;               // non-phi users
+    SmallVector<std::pair<PHINode *, unsigned>, 4> PhiIncomings;
+  };
+
+  Crossing crossedUses(Value *V) {
+    Crossing C;
+    BasicBlock *Def = defBlock(V);
+    auto *DefI = dyn_cast<Instruction>(V);
+    // For an argument the definition point is the entry block's start.
+    const Instruction *DefPoint = DefI;
+    if (auto *II = dyn_cast_or_null<InvokeInst>(DefI)) {
+      // An invoke's value exists on its normal edge only (handle() made
+      // that edge the normal destination's only way in).
+      Def = II->getNormalDest();
+      DefPoint = nullptr;
+    }
+
+    // Forward "a safepoint was crossed" over the region V dominates.
+    DenseMap<BasicBlock *, bool> In, Out;
+    SmallVector<BasicBlock *, 16> Work;
+    auto outOf = [&](BasicBlock *BB) {
+      if (BB == Def)
+        return safepointBetween(BB, DefPoint, nullptr);
+      return In.lookup(BB) || BlocksWithSafepoint.count(BB) > 0;
+    };
+    auto reach = [&](BasicBlock *S, bool Crossed) {
+      auto [InIt, New] = In.try_emplace(S, Crossed);
+      if (!New) {
+        if (InIt->second || !Crossed)
+          return;
+        InIt->second = true;
+      }
+      bool O = outOf(S);
+      auto [OutIt, NewOut] = Out.try_emplace(S, O);
+      if (NewOut || OutIt->second != O) {
+        OutIt->second = O;
+        Work.push_back(S);
+      }
+    };
+    Out[Def] = outOf(Def);
+    Work.push_back(Def);
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      bool O = Out[BB];
+      for (BasicBlock *S : successors(BB))
+        if (S != Def && DT.dominates(Def, S))
+          reach(S, O);
+    }
+
+    for (Use &U : V->uses()) {
+      auto *User = cast<Instruction>(U.getUser());
+      if (auto *Phi = dyn_cast<PHINode>(User)) {
+        BasicBlock *From = Phi->getIncomingBlock(U);
+        auto It = Out.find(From);
+        if (It != Out.end() && It->second)
+          C.PhiIncomings.push_back({Phi, U.getOperandNo()});
+        continue;
+      }
+      BasicBlock *BB = User->getParent();
+      bool Crossed;
+      if (BB == Def)
+        Crossed = safepointBetween(BB, DefPoint, User);
+      else
+        Crossed = In.lookup(BB) || safepointBetween(BB, nullptr, User);
+      if (Crossed)
+        C.Users.push_back(User);
+    }
+    return C;
+  }
+
+  BasicBlock::iterator storePoint(Value *V) {
+    if (auto *II = dyn_cast<InvokeInst>(V))
+      return II->getNormalDest()->getFirstInsertionPt();
+    if (auto *I = dyn_cast<Instruction>(V)) {
+      if (isa<PHINode>(I) || I->isEHPad())
+        return I->getParent()->getFirstInsertionPt();
+      return std::next(I->getIterator());
+    }
+    BasicBlock &Entry = F.getEntryBlock();
+    return Entry.getFirstNonPHIOrDbgOrAlloca();
+  }
+
+  bool handle(Value *V) {
+    if (auto *II = dyn_cast<InvokeInst>(V))
+      if (!II->getNormalDest()->getSinglePredecessor())
+        SplitEdge(II->getParent(), II->getNormalDest(), &DT);
+    Crossing C = crossedUses(V);
+    if (C.Users.empty() && C.PhiIncomings.empty())
+      return false;
+    ++Stats.Values;
+
+    BasicBlock &Entry = F.getEntryBlock();
+    IRBuilder<> EB(&Entry, Entry.getFirstInsertionPt());
+    AllocaInst *Slot = EB.CreateAlloca(V->getType(), nullptr,
+                                       V->getName() + ".cs.slot");
+    BasicBlock::iterator At = storePoint(V);
+    IRBuilder<> SB(At->getParent(), At);
+    SB.CreateStore(V, Slot);
+
+    DenseMap<Instruction *, Value *> ReloadAt;
+    for (Instruction *User : C.Users) {
+      Value *&R = ReloadAt[User];
+      if (!R) {
+        IRBuilder<> B(User);
+        R = B.CreateLoad(V->getType(), Slot, V->getName() + ".cs.reload");
+        ++Stats.Reloads;
+      }
+      User->replaceUsesOfWith(V, R);
+    }
+    DenseMap<BasicBlock *, Value *> ReloadOnEdge;
+    for (auto [Phi, OpNo] : C.PhiIncomings) {
+      BasicBlock *From = Phi->getIncomingBlock(OpNo);
+      BasicBlock *Edge = From;
+      // When the safepoint is the edge itself (an invoke), reload after it.
+      if (Safepoints.count(From->getTerminator()))
+        Edge = SplitEdge(From, Phi->getParent(), &DT);
+      Value *&R = ReloadOnEdge[Edge];
+      if (!R) {
+        IRBuilder<> B(Edge->getTerminator());
+        R = B.CreateLoad(V->getType(), Slot, V->getName() + ".cs.reload");
+        ++Stats.Reloads;
+      }
+      // SplitEdge retargeted the incoming block, keeping the operand number.
+      Phi->setOperand(OpNo, R);
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+bool spillAcrossSafepoints(Function &F, const Policy &P, SpillStats &Stats) {
+  return Spiller(F, P, Stats).run();
+}
+
+} // namespace copystack

@@ -1,0 +1,145 @@
+/*
+ * copystack/abi.h: the contract between the copystack compiler passes and
+ * the copystack runtime. Both sides include this file; nothing else crosses.
+ *
+ *   passes/FrameMaps.cpp     emits the tables described here (its LLVM struct
+ *                            types must match the C structs below; it checks
+ *                            the sizes with static_assert against this file)
+ *   runtime/src/frame_info.cc reads them
+ *   runtime/src/arch/x86_64/ (assembly) uses the constants through
+ *                            asm_offsets.h
+ *
+ * Target: x86-64 Linux (System V ABI), glibc, LLVM 19 split-stack prologues.
+ *
+ * The prologue LLVM emits for every instrumented function:
+ *
+ *     frame < 256 bytes:   cmpq %fs:0x70, %rsp        ; ja body
+ *     frame >= 256 bytes:  leaq -FRAME(%rsp), %r11
+ *                          cmpq %fs:0x70, %r11        ; ja body
+ *     slow path:           movl $FRAME, %r10d
+ *                          movl $ARGBYTES, %r11d
+ *                          callq __morestack
+ *                          retq                       ; one byte: 0xc3
+ *                          jmp body                   ; resumed here
+ *
+ * so the runtime keeps "stack lo + COPYSTACK_GUARD" in the thread control
+ * block's split-stack slot while a task runs, and resumes the function at
+ * (return address + 1) on the new stack.
+ */
+#ifndef COPYSTACK_ABI_H
+#define COPYSTACK_ABI_H
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#endif
+
+/* Bumped whenever a table layout or a symbol's contract changes. A runtime
+ * refuses maps of another version with a message naming the function. */
+#define COPYSTACK_ABI_VERSION 1
+
+/* Offset of glibc's tcbhead_t.__private_ss on x86-64: the stack limit LLVM's
+ * split-stack prologue compares against. 0 outside a copyable stack, so
+ * instrumented code runs unchanged on ordinary thread stacks. */
+#define COPYSTACK_TCB_LIMIT 0x70
+
+/* The guard band: the limit is stack lo + 928. Go's stackNosplit (800) +
+ * StackSmall (128) on linux/amd64, the number the seed posts measure.
+ * What runs below the limit without a check of its own:
+ *   - up to 255 bytes of an instrumented frame: LLVM compares only %rsp, not
+ *     %rsp - FRAME, for frames under 256 bytes (kSplitStackAvailable);
+ *   - __morestack's register block (COPYSTACK_MORESTACK_BLOCK bytes below);
+ *   - the runtime's entry stubs before they switch to the system stack;
+ *   - code the backend calls on its own (memcpy, memset, __udivti3...),
+ *     which must fit the rest. */
+#define COPYSTACK_GUARD 928
+
+/* The smallest stack a task starts with (Go's stackMin). */
+#define COPYSTACK_MIN_STACK 2048
+
+/* The default maximum a single stack may grow to: 1 GiB, as Go on 64-bit. */
+#define COPYSTACK_DEFAULT_MAX_STACK (1ull << 30)
+
+/* Every instrumented function is preceded by 16 bytes of prefix data:
+ *
+ *     entry - 16:  int32   offset of the function's copystack_frame_map,
+ *                          relative to the function entry
+ *     entry - 12:  uint32  COPYSTACK_ABI_VERSION
+ *     entry -  8:  uint64  COPYSTACK_MAGIC
+ *
+ * The magic is what call sites test ("may this callee run on a copyable
+ * stack?") before calling code whose origin is not known at compile time;
+ * the offset is how the runtime finds a frame's map from its function. A
+ * PC-relative offset keeps .text free of dynamic relocations, so the maps
+ * load in PIE executables and shared libraries with default link flags. */
+#define COPYSTACK_MAGIC 0x6b6174737970636bull /* "kcpystak" */
+#define COPYSTACK_PREFIX_BYTES 16
+
+/* Kinds of described locations in a frame (copystack_object.kind). */
+#define COPYSTACK_OBJ_BITMAP 1       /* words marked in the bitmap are pointers */
+#define COPYSTACK_OBJ_ALL_WORDS 2    /* every aligned word may be a pointer */
+#define COPYSTACK_OBJ_NO_POINTERS 3  /* known to hold no pointer (verify mode) */
+
+/* copystack_object.flags */
+#define COPYSTACK_OBJF_ESCAPED 1     /* offset comes from the resolve helper */
+#define COPYSTACK_OBJF_ARGUMENT 2    /* lives in the caller's outgoing area:
+                                        valid at __morestack time as well */
+#define COPYSTACK_OBJF_DYNAMIC 4     /* a {base, bytes} pair describing a
+                                        dynamically sized object (alloca(n)) */
+
+/* copystack_frame_map.flags */
+#define COPYSTACK_MAPF_ARGS_CONSERVATIVE 1 /* argument registers and the
+                                              incoming stack-argument area could
+                                              not be modelled: range-check all */
+#define COPYSTACK_MAPF_VECTOR_ARGS 2       /* vector registers may carry
+                                              pointers: range-check xmm0-7 */
+
+/* The integer argument registers in System V order; bit i of gpr_mask. */
+#define COPYSTACK_GPR_RDI 0
+#define COPYSTACK_GPR_RSI 1
+#define COPYSTACK_GPR_RDX 2
+#define COPYSTACK_GPR_RCX 3
+#define COPYSTACK_GPR_R8 4
+#define COPYSTACK_GPR_R9 5
+
+#ifndef __ASSEMBLER__
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A location in a frame that may hold pointers into the stack. */
+typedef struct copystack_object {
+  int32_t offset;        /* from the frame's %rbp (argument objects: rbp + 16
+                            is the first incoming stack argument) */
+  uint32_t size;         /* bytes */
+  uint32_t bitmap;       /* index of the first bitmap word (KIND_BITMAP) */
+  uint16_t kind;         /* COPYSTACK_OBJ_* */
+  uint16_t flags;        /* COPYSTACK_OBJF_* */
+} copystack_object;
+
+/* One per instrumented function, found through the prefix. Writable: the
+ * runtime fills the offsets of escaped objects once, by calling resolve. */
+typedef struct copystack_frame_map {
+  uint32_t version;      /* COPYSTACK_ABI_VERSION */
+  uint32_t flags;        /* COPYSTACK_MAPF_* */
+  const char *name;      /* the function's symbol name, for diagnostics */
+  /* Writes the %rbp-relative offset of escaped object i into out[i], for
+   * the objects with COPYSTACK_OBJF_ESCAPED in order. Generated from
+   * llvm.localescape/llvm.localrecover, so offsets are assembler constants. */
+  void (*resolve)(int32_t *out);
+  copystack_object *objects;
+  const uint64_t *bitmaps; /* one bit per 8-byte word, LSB first */
+  uint32_t nobjects;
+  uint32_t nescaped;     /* objects with COPYSTACK_OBJF_ESCAPED */
+  uint32_t gpr_mask;     /* integer argument registers holding pointers */
+  uint32_t stack_arg_bytes; /* incoming stack-argument bytes: what LLVM loads
+                               into %r11 before __morestack */
+  uint32_t resolved;     /* set by the runtime after resolve() ran */
+  uint32_t reserved;
+} copystack_frame_map;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* __ASSEMBLER__ */
+
+#endif /* COPYSTACK_ABI_H */

@@ -1,0 +1,59 @@
+/*
+ * asm_offsets.h: field offsets and layouts shared by the x86-64 assembly and
+ * the C++ runtime. thread.h, task.h and growth.cc check every one of them
+ * with static_assert against the C++ structs; the .S files use them as is.
+ */
+#ifndef COPYSTACK_ASM_OFFSETS_H
+#define COPYSTACK_ASM_OFFSETS_H
+
+/* copystack::Thread (thread.h), reached through the initial-exec TLS
+ * symbol __copystack_thread. */
+#define THREAD_SCHED_SP 0    /* scheduler's saved %rsp while a task runs */
+#define THREAD_TASK_LIMIT 8  /* %fs:0x70 while the task runs its own code */
+#define THREAD_TASK 16       /* the running task, or 0 */
+#define THREAD_TASK_LO 24    /* its stack */
+#define THREAD_TASK_HI 32
+#define THREAD_FOREIGN_SP 40 /* the task's %rsp at its last foreign call */
+
+/* copystack::Task (task.h) */
+#define TASK_SP 0            /* saved %rsp while suspended */
+#define TASK_RESULT 8        /* the entry function's return value */
+#define TASK_DONE 16         /* set to 1 when the entry function returned */
+
+/* The switch frame __copystack_switch leaves on a suspended stack, from the
+ * saved %rsp up: r15 r14 r13 r12 rbx rbp, then the return address. */
+#define SWITCH_R15 0
+#define SWITCH_R14 8
+#define SWITCH_R13 16
+#define SWITCH_R12 24
+#define SWITCH_RBX 32
+#define SWITCH_RBP 40
+#define SWITCH_RET 48
+#define SWITCH_FRAME_BYTES 56
+
+/* The register block __morestack pushes on the task stack, from its lowest
+ * address: xmm0-7, then the general registers in the reverse order of their
+ * pushes, then the return address into the asking function (which points at
+ * the one-byte ret of LLVM's slow path), then that function's own return
+ * address. */
+#define MS_XMM0 0
+#define MS_R15 128
+#define MS_R14 136
+#define MS_R13 144
+#define MS_R12 152
+#define MS_R11 160
+#define MS_R10 168
+#define MS_R9 176
+#define MS_R8 184
+#define MS_RDI 192
+#define MS_RSI 200
+#define MS_RDX 208
+#define MS_RCX 216
+#define MS_RBX 224
+#define MS_RAX 232
+#define MS_RBP 240
+#define MS_RET 248           /* into the asking function's slow path */
+#define MS_CALLER_RET 256    /* the asking function's return address */
+#define MS_BLOCK_BYTES 256   /* everything below MS_CALLER_RET */
+
+#endif

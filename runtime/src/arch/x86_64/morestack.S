@@ -1,0 +1,156 @@
+/*
+ * morestack.S: __morestack, the slow path of every split-stack prologue.
+ *
+ * C prototype: none. Called by LLVM's prologue (abi.h) with
+ *   %r10 = the frame the function needs, %r11 = its stack-argument bytes,
+ *   [%rsp] = return address into the function (pointing at a one-byte ret),
+ *   [%rsp+8] = the function's own return address,
+ * and every argument register live. It saves all of them in a block on the
+ * task stack (inside the guard band), switches to the thread's own stack and
+ * calls __copystack_grow(block), which returns the address of the block in
+ * the (possibly new) stack. It restores the registers from there and
+ * returns to the function past its "ret", on the new stack.
+ *
+ * Block layout (asm_offsets.h, MoreStackBlock in growth.cc):
+ *
+ *   block+0    xmm0 .. xmm7                   16 bytes each
+ *   block+128  r15 r14 r13 r12 r11 r10 r9 r8  the reverse of the pushes
+ *   block+192  rdi rsi rdx rcx rbx rax rbp
+ *   block+248  return address into the asking function
+ *   block+256  the asking function's return address   <- its %rsp (CFA-8)
+ *
+ * If the limit is 0 the thread is not running a task: something rewrote the
+ * prologue to call here unconditionally (gold and lld do this before calls
+ * into code without split-stack notes). Resume at once.
+ */
+#include "asm_offsets.h"
+
+#define TCB_LIMIT %fs:0x70
+
+	.text
+	.globl	__morestack
+	.type	__morestack,@function
+	.p2align 4
+__morestack:
+	.cfi_startproc
+	cmpq	$0, TCB_LIMIT
+	je	.Lspurious
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	pushq	%rax
+	.cfi_adjust_cfa_offset 8
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%r8
+	.cfi_adjust_cfa_offset 8
+	pushq	%r9
+	.cfi_adjust_cfa_offset 8
+	pushq	%r10
+	.cfi_adjust_cfa_offset 8
+	pushq	%r11
+	.cfi_adjust_cfa_offset 8
+	pushq	%r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %r12, 0
+	pushq	%r13
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %r13, 0
+	pushq	%r14
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %r14, 0
+	pushq	%r15
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %r15, 0
+	subq	$128, %rsp
+	.cfi_adjust_cfa_offset 128
+	movdqu	%xmm0, 0(%rsp)
+	movdqu	%xmm1, 16(%rsp)
+	movdqu	%xmm2, 32(%rsp)
+	movdqu	%xmm3, 48(%rsp)
+	movdqu	%xmm4, 64(%rsp)
+	movdqu	%xmm5, 80(%rsp)
+	movdqu	%xmm6, 96(%rsp)
+	movdqu	%xmm7, 112(%rsp)
+
+	/* %rbx (saved above) keeps the block across the call: the unwinder and
+	 * gdb find the asking function's frame through it. */
+	movq	%rsp, %rbx
+	.cfi_def_cfa_register %rbx
+	movq	%rsp, %rdi
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_SCHED_SP(%rax), %rsp
+	andq	$-16, %rsp
+	movq	$0, TCB_LIMIT
+	call	__copystack_grow
+
+	/* Resume on the block __copystack_grow returned. */
+	movq	%rax, %rsp
+	.cfi_def_cfa_register %rsp
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+	movq	%rax, TCB_LIMIT
+	movdqu	0(%rsp), %xmm0
+	movdqu	16(%rsp), %xmm1
+	movdqu	32(%rsp), %xmm2
+	movdqu	48(%rsp), %xmm3
+	movdqu	64(%rsp), %xmm4
+	movdqu	80(%rsp), %xmm5
+	movdqu	96(%rsp), %xmm6
+	movdqu	112(%rsp), %xmm7
+	addq	$128, %rsp
+	.cfi_adjust_cfa_offset -128
+	popq	%r15
+	.cfi_adjust_cfa_offset -8
+	popq	%r14
+	.cfi_adjust_cfa_offset -8
+	popq	%r13
+	.cfi_adjust_cfa_offset -8
+	popq	%r12
+	.cfi_adjust_cfa_offset -8
+	popq	%r11
+	.cfi_adjust_cfa_offset -8
+	popq	%r10
+	.cfi_adjust_cfa_offset -8
+	popq	%r9
+	.cfi_adjust_cfa_offset -8
+	popq	%r8
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	/* The block becomes part of the asking function's frame. Clear it, so
+	 * that no saved register value lingers there as an old-stack address
+	 * the maps do not describe (verify mode would rightly report it). */
+	.irp off, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248
+	movq	$0, -\off(%rsp)
+	.endr
+.Lspurious:
+	/* Past the one-byte "ret" that follows the call in LLVM's prologue. */
+	addq	$1, (%rsp)
+	ret
+	.cfi_endproc
+	.size	__morestack, .-__morestack
+
+	.section .note.GNU-split-stack,"",@progbits
+	.section .note.GNU-stack,"",@progbits

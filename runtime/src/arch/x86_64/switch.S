@@ -1,0 +1,146 @@
+/*
+ * switch.S: moving between a thread's own stack and task stacks.
+ *
+ *   void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
+ *                           uintptr_t new_limit);
+ *       Saves the callee-saved registers and %rsp in *save_sp, continues on
+ *       new_sp with %fs:0x70 = new_limit. The frame it leaves on the saved
+ *       stack, from the saved %rsp up (asm_offsets.h SWITCH_*):
+ *
+ *           +0 r15  +8 r14  +16 r13  +24 r12  +32 rbx  +40 rbp  +48 return
+ *
+ *   __copystack_task_start
+ *       The first code of every task, entered through a switch frame that
+ *       task.cc builds: r12 = Task*, r13 = entry, r14/r15/rbx = arguments.
+ *       Calls entry(r14, r15, rbx) with %rbp = 0, stores the result, marks
+ *       the task done and switches back for good. The address after its call
+ *       is __copystack_task_return: the end of every stack walk.
+ *
+ *   void __copystack_foreign_call(void (*thunk)(void *), void *frame);
+ *       Calls thunk(frame) on the thread's own stack with %fs:0x70 = 0, then
+ *       returns to the task stack and its limit. Outside a task (limit 0) it
+ *       is a plain tail call. Its CFI lets unwinders and debuggers go from
+ *       the thread's stack back into the task's frames.
+ *
+ *   void __copystack_landing_pad(void);
+ *       Called first in every landing pad of instrumented code. An exception
+ *       thrown by foreign code unwinds into task frames with the limit still
+ *       0; this puts the task's limit back if %rsp is on the task stack.
+ *       Clobbers %rax and %rcx only.
+ */
+#include "asm_offsets.h"
+
+#define TCB_LIMIT %fs:0x70
+
+	.text
+
+	.globl	__copystack_switch
+	.type	__copystack_switch,@function
+	.p2align 4
+__copystack_switch:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	pushq	%r12
+	.cfi_adjust_cfa_offset 8
+	pushq	%r13
+	.cfi_adjust_cfa_offset 8
+	pushq	%r14
+	.cfi_adjust_cfa_offset 8
+	pushq	%r15
+	.cfi_adjust_cfa_offset 8
+	movq	%rsp, (%rdi)
+	movq	%rsi, %rsp
+	movq	%rdx, TCB_LIMIT
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	.cfi_adjust_cfa_offset -48
+	ret
+	.cfi_endproc
+	.size	__copystack_switch, .-__copystack_switch
+
+	.globl	__copystack_task_start
+	.globl	__copystack_task_return
+	.type	__copystack_task_start,@function
+	.p2align 4
+__copystack_task_start:
+	.cfi_startproc
+	.cfi_undefined rip
+	andq	$-16, %rsp
+	movq	%r14, %rdi
+	movq	%r15, %rsi
+	movq	%rbx, %rdx
+	xorl	%ebp, %ebp
+	call	*%r13
+__copystack_task_return:
+	movq	%rax, TASK_RESULT(%r12)
+	movl	$1, TASK_DONE(%r12)
+	leaq	TASK_SP(%r12), %rdi
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_SCHED_SP(%rax), %rsi
+	xorl	%edx, %edx
+	call	__copystack_switch
+	ud2
+	.cfi_endproc
+	.size	__copystack_task_start, .-__copystack_task_start
+
+	.p2align 4
+	.globl	__copystack_foreign_call
+	.type	__copystack_foreign_call,@function
+__copystack_foreign_call:
+	.cfi_startproc
+	movq	TCB_LIMIT, %rax
+	testq	%rax, %rax
+	jz	.Lin_place
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rax			/* the task's limit, restored below */
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	movq	__copystack_thread@gottpoff(%rip), %rcx
+	movq	%rsp, %fs:THREAD_FOREIGN_SP(%rcx)
+	movq	%fs:THREAD_SCHED_SP(%rcx), %rsp
+	andq	$-16, %rsp
+	movq	$0, TCB_LIMIT
+	call	*%rax
+	movq	-8(%rbp), %rax
+	movq	%rax, TCB_LIMIT
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+.Lin_place:
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	jmp	*%rax
+	.cfi_endproc
+	.size	__copystack_foreign_call, .-__copystack_foreign_call
+
+	.globl	__copystack_landing_pad
+	.type	__copystack_landing_pad,@function
+	.p2align 4
+__copystack_landing_pad:
+	.cfi_startproc
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	cmpq	%fs:THREAD_TASK_LO(%rax), %rsp
+	jb	1f
+	cmpq	%fs:THREAD_TASK_HI(%rax), %rsp
+	jae	1f
+	movq	%fs:THREAD_TASK_LIMIT(%rax), %rcx
+	movq	%rcx, TCB_LIMIT
+1:	ret
+	.cfi_endproc
+	.size	__copystack_landing_pad, .-__copystack_landing_pad
+
+	.section .note.GNU-split-stack,"",@progbits
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,54 @@
+// frame_info.h: what the runtime knows about one frame on a copyable stack.
+//
+// From a return address into an instrumented function:
+//   - the function's entry and its copystack_frame_map, through the magic
+//     prefix the pass put before the entry (abi.h);
+//   - where the function's prologue saved the callee-saved registers, from
+//     the unwind tables (.eh_frame, found with glibc's _dl_find_object): at
+//     -O2 LLVM keeps frame addresses in %r14 and friends across calls, and
+//     the callee that saved them is where the old values sit.
+// Results are cached per return address; a deep recursion looks up one.
+#ifndef COPYSTACK_FRAME_INFO_H
+#define COPYSTACK_FRAME_INFO_H
+
+#include "copystack/abi.h"
+
+#include <cstdint>
+
+namespace copystack {
+
+// Callee-saved registers other than %rbp, in this order everywhere.
+enum Csr { kRbx, kR12, kR13, kR14, kR15, kNumCsr };
+
+struct FrameInfo {
+  uintptr_t entry = 0;
+  const copystack_frame_map *map = nullptr;
+  // Offset from the frame's CFA (%rbp + 16) of each callee-saved register
+  // the function saved, or 0 if it did not save it.
+  int32_t csr_offset[kNumCsr] = {0, 0, 0, 0, 0};
+  const char *name() const { return map ? map->name : "?"; }
+};
+
+// Looks up the frame a call site belongs to. The function must be
+// instrumented and its CFA at that call site must be %rbp + 16 (frame
+// pointers are forced by the pass); otherwise returns null and sets *why.
+const FrameInfo *frame_info_for_call_site(uintptr_t return_address,
+                                          const char **why);
+
+// Looks up only the instrumented function containing pc (the function that
+// called __morestack, whose prologue has not run yet).
+const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why);
+
+// The map of an instrumented function from its entry, or null. Resolves the
+// escaped offsets the first time.
+const copystack_frame_map *map_for_entry(uintptr_t entry);
+
+// True when the 8 bytes before fn are COPYSTACK_MAGIC.
+bool is_instrumented(const void *fn);
+
+// A symbol name for pc (dladdr), for messages; never null.
+const char *symbol_name(uintptr_t pc);
+
+} // namespace copystack
+
+#endif

@@ -1,0 +1,201 @@
+// relocate.cc: rewriting the pointers of a copied stack (relocate.h).
+#include "relocate.h"
+#include "fatal.h"
+
+namespace copystack {
+
+namespace {
+
+class ProcessFrames final : public FrameLookup {
+public:
+  const FrameInfo *call_site(uintptr_t ra, const char **why) override {
+    return frame_info_for_call_site(ra, why);
+  }
+};
+
+} // namespace
+
+FrameLookup &process_frames() {
+  static ProcessFrames frames;
+  return frames;
+}
+
+Relocator::Relocator(Stack old_stack, Stack new_stack, FrameLookup &lookup,
+                     uintptr_t terminal_ra)
+    : old_(old_stack), new_(new_stack),
+      delta_(static_cast<intptr_t>(new_stack.hi - old_stack.hi)),
+      lookup_(lookup), terminal_ra_(terminal_ra) {}
+
+void Relocator::enable_verify(uintptr_t used_lo) {
+  verify_ = true;
+  used_lo_ = used_lo;
+  seen_.assign((new_.hi - used_lo) / 8, 0);
+}
+
+// The one rule of relocation: a described word that points into the old
+// stack moves by delta; every other value stays as it is.
+void Relocator::adjust(uintptr_t *slot) {
+  uintptr_t v = *slot;
+  if (v >= old_.lo && v < old_.hi) {
+    *slot = v + delta_;
+    ++adjusted_;
+  }
+  if (verify_)
+    known(reinterpret_cast<uintptr_t>(slot), 8);
+}
+
+void Relocator::known(uintptr_t addr, size_t bytes) {
+  if (!verify_)
+    return;
+  uintptr_t lo = addr & ~uintptr_t(7);
+  for (uintptr_t a = lo; a < addr + bytes; a += 8)
+    if (a >= used_lo_ && a < new_.hi)
+      seen_[(a - used_lo_) / 8] = 1;
+}
+
+void Relocator::scan_all(uintptr_t lo, size_t bytes) {
+  lo = (lo + 7) & ~uintptr_t(7);
+  for (uintptr_t a = lo; a + 8 <= lo + bytes; a += 8)
+    adjust(reinterpret_cast<uintptr_t *>(a));
+}
+
+void Relocator::object(uintptr_t rbp, const copystack_object &o,
+                       const copystack_frame_map &map) {
+  uintptr_t base = rbp + static_cast<intptr_t>(o.offset);
+  if (base < new_.lo || base + o.size > new_.hi)
+    broken("a frame map object lies outside the stack", base);
+  switch (o.kind) {
+  case COPYSTACK_OBJ_NO_POINTERS:
+    known(base, o.size);
+    return;
+  case COPYSTACK_OBJ_ALL_WORDS:
+    scan_all(base, o.size);
+    known(base, o.size);
+    return;
+  case COPYSTACK_OBJ_BITMAP: {
+    const uint64_t *bits = map.bitmaps + o.bitmap;
+    uint32_t words = (o.size + 7) / 8;
+    for (uint32_t w = 0; w < words; ++w)
+      if (bits[w / 64] & (uint64_t(1) << (w % 64)))
+        adjust(reinterpret_cast<uintptr_t *>(base + 8 * w));
+    known(base, o.size);
+    return;
+  }
+  default:
+    fatal("frame map of %s has an object of unknown kind %u", map.name,
+          o.kind);
+  }
+}
+
+void Relocator::broken(const char *what, uintptr_t at) const {
+  fatal("relocation of a stack copied from [%#lx, %#lx) to [%#lx, %#lx): "
+        "%s at %#lx (walked %zu frames, last %s)",
+        (unsigned long)old_.lo, (unsigned long)old_.hi, (unsigned long)new_.lo,
+        (unsigned long)new_.hi, what, (unsigned long)at, frames_.size(),
+        frames_.empty() ? "none" : frames_.back().name);
+}
+
+void Relocator::run(const WalkStart &s) {
+  const SavedRegisters &r = s.regs;
+  if (s.known_hi > s.known_lo)
+    known(s.known_lo, s.known_hi - s.known_lo);
+
+  // 1. Registers. Argument registers are precise when the asking function's
+  // map could model its signature; callee-saved registers and %rbp carry
+  // no type and are range-checked.
+  if (s.asker) {
+    bool all = s.asker->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE;
+    for (int i = 0; i < kNumArgRegs; ++i)
+      if (r.arg[i] && (all || (s.asker->gpr_mask & (1u << i))))
+        adjust(r.arg[i]);
+    if (r.xmm && (s.asker->flags & COPYSTACK_MAPF_VECTOR_ARGS))
+      for (int i = 0; i < 16; ++i)
+        adjust(reinterpret_cast<uintptr_t *>(&r.xmm[i]));
+  }
+  for (int i = 0; i < kNumCsr; ++i)
+    if (r.csr[i])
+      adjust(r.csr[i]);
+  if (r.rbp)
+    adjust(r.rbp);
+
+  // 2. The asking function's incoming stack arguments.
+  if (s.asker) {
+    const copystack_frame_map &m = *s.asker;
+    if (m.flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) {
+      scan_all(s.asker_cfa, s.asker_arg_bytes);
+    } else {
+      for (uint32_t i = 0; i < m.nobjects; ++i)
+        if (m.objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
+          object(s.asker_cfa - 16, m.objects[i], m);
+    }
+  }
+
+  // 3. The frames, innermost first, through the %rbp chain.
+  uintptr_t *ra_slot = s.ra_slot;
+  uintptr_t rbp = r.rbp ? *r.rbp : 0;
+  uintptr_t frame_lo = reinterpret_cast<uintptr_t>(ra_slot) + 8;
+  for (;;) {
+    if (reinterpret_cast<uintptr_t>(ra_slot) < new_.lo ||
+        reinterpret_cast<uintptr_t>(ra_slot) + 8 > new_.hi)
+      broken("a return address slot lies outside the stack",
+             reinterpret_cast<uintptr_t>(ra_slot));
+    known(reinterpret_cast<uintptr_t>(ra_slot), 8);
+    uintptr_t ra = *ra_slot;
+    if (ra == terminal_ra_)
+      break;
+    const char *why = "unknown";
+    const FrameInfo *fi = lookup_.call_site(ra, &why);
+    if (!fi)
+      fatal("stack walk: return address %#lx (%s) on a copyable stack: %s",
+            (unsigned long)ra, symbol_name(ra), why);
+    if (rbp < frame_lo || rbp + 16 > new_.hi || (rbp & 7))
+      broken("a frame pointer is out of order", rbp);
+    uintptr_t cfa = rbp + 16;
+    frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
+    for (int i = 0; i < kNumCsr; ++i)
+      if (fi->csr_offset[i])
+        adjust(reinterpret_cast<uintptr_t *>(cfa + fi->csr_offset[i]));
+    const copystack_frame_map &m = *fi->map;
+    for (uint32_t i = 0; i < m.nobjects; ++i)
+      object(rbp, m.objects[i], m);
+    auto *saved_rbp = reinterpret_cast<uintptr_t *>(rbp);
+    adjust(saved_rbp);
+    ra_slot = reinterpret_cast<uintptr_t *>(rbp + 8);
+    frame_lo = cfa;
+    rbp = *saved_rbp;
+  }
+}
+
+unsigned Relocator::report_unrelocated() const {
+  if (!verify_)
+    return 0;
+  unsigned reports = 0;
+  for (size_t i = 0; i < seen_.size(); ++i) {
+    if (seen_[i])
+      continue;
+    uintptr_t addr = used_lo_ + 8 * i;
+    uintptr_t v = *reinterpret_cast<uintptr_t *>(addr);
+    if (v < old_.lo || v >= old_.hi)
+      continue;
+    const Frame *owner = nullptr;
+    for (const Frame &f : frames_)
+      if (addr >= f.lo && addr < f.cfa) {
+        owner = &f;
+        break;
+      }
+    if (owner)
+      report("verify: word at %s%+ld(%%rbp) holds %#lx, an address in the "
+             "old stack [%#lx, %#lx) that no map describes",
+             owner->name, (long)(addr - owner->rbp), (unsigned long)v,
+             (unsigned long)old_.lo, (unsigned long)old_.hi);
+    else
+      report("verify: word at %#lx (outside any frame) holds %#lx, an "
+             "address in the old stack [%#lx, %#lx)",
+             (unsigned long)addr, (unsigned long)v, (unsigned long)old_.lo,
+             (unsigned long)old_.hi);
+    ++reports;
+  }
+  return reports;
+}
+
+} // namespace copystack

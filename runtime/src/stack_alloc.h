@@ -1,0 +1,40 @@
+// stack_alloc.h: where copyable stacks come from.
+//
+// Sizes are powers of two from 2 KiB (COPYSTACK_MIN_STACK). Small stacks are
+// carved from larger mappings and kept on per-size free lists; large ones are
+// mapped on their own and unmapped when released. In verify mode every stack
+// is its own mapping with an inaccessible page below it, and released stacks
+// are fenced (made inaccessible, their addresses not reused for a while) so
+// that a pointer the relocation missed faults with a report naming it
+// instead of reading memory that has moved on.
+#ifndef COPYSTACK_STACK_ALLOC_H
+#define COPYSTACK_STACK_ALLOC_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace copystack {
+
+struct Stack {
+  uintptr_t lo = 0;
+  uintptr_t hi = 0;
+  size_t size() const { return hi - lo; }
+};
+
+// The smallest power of two >= bytes, and at least COPYSTACK_MIN_STACK.
+size_t round_stack_size(size_t bytes);
+
+Stack allocate_stack(size_t size);
+void release_stack(Stack s);
+
+// Bytes of stacks handed out and not released; bytes mapped from the OS.
+uint64_t stack_bytes_inuse();
+uint64_t stack_bytes_sys();
+
+// Verify mode: if addr lies in a fenced (released) stack, describes it in
+// buf and returns true. Async-signal-safe.
+bool describe_fenced_address(uintptr_t addr, char *buf, size_t len);
+
+} // namespace copystack
+
+#endif

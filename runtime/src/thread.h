@@ -1,0 +1,63 @@
+// thread.h: the per-thread state the runtime and its assembly share.
+//
+// One Thread per OS thread, in initial-exec TLS so the assembly reaches it
+// with two instructions. While a task runs on a thread:
+//   - %fs:0x70 (the split-stack limit) holds task_limit, or 0 while the
+//     thread runs on its own (system) stack: foreign calls, the runtime;
+//   - sched_sp is where the thread's own stack was left when it switched to
+//     the task; foreign calls and __morestack run below it.
+#ifndef COPYSTACK_THREAD_H
+#define COPYSTACK_THREAD_H
+
+#include "arch/x86_64/asm_offsets.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace copystack {
+
+struct Task;
+
+struct Thread {
+  uintptr_t sched_sp;
+  uintptr_t task_limit;
+  Task *task;
+  uintptr_t task_lo;
+  uintptr_t task_hi;
+  uintptr_t foreign_sp;
+};
+
+static_assert(offsetof(Thread, sched_sp) == THREAD_SCHED_SP, "asm_offsets.h");
+static_assert(offsetof(Thread, task_limit) == THREAD_TASK_LIMIT,
+              "asm_offsets.h");
+static_assert(offsetof(Thread, task) == THREAD_TASK, "asm_offsets.h");
+static_assert(offsetof(Thread, task_lo) == THREAD_TASK_LO, "asm_offsets.h");
+static_assert(offsetof(Thread, task_hi) == THREAD_TASK_HI, "asm_offsets.h");
+static_assert(offsetof(Thread, foreign_sp) == THREAD_FOREIGN_SP,
+              "asm_offsets.h");
+
+// The split-stack limit of the calling thread (%fs:0x70).
+inline uintptr_t read_limit() {
+  uintptr_t v;
+  __asm__ volatile("movq %%fs:0x70, %0" : "=r"(v));
+  return v;
+}
+inline void write_limit(uintptr_t v) {
+  __asm__ volatile("movq %0, %%fs:0x70" : : "r"(v) : "memory");
+}
+
+} // namespace copystack
+
+extern "C" {
+extern __thread copystack::Thread __copystack_thread
+    __attribute__((tls_model("initial-exec")));
+
+// switch.S
+void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
+                        uintptr_t new_limit);
+void __copystack_task_start();
+extern char __copystack_task_return[];
+void __copystack_foreign_call(void (*thunk)(void *), void *frame);
+}
+
+#endif
