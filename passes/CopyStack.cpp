@@ -8,6 +8,7 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -20,6 +21,45 @@ static cl::opt<bool> VerifyEach(
     cl::desc("Run the IR verifier after each copystack step"));
 
 namespace {
+
+// FastISel (-O0) lowers memcpy, memmove and memset intrinsics to calls
+// through the PLT, ignoring RtLibUseGOT. In functions it compiles, make
+// them plain calls to the libc functions, which bindEagerly() then binds at
+// load time. Small constant sizes stay intrinsics: FastISel inlines them.
+void memIntrinsicsToCalls(Function &F) {
+  if (!F.hasOptNone())
+    return;
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  Type *Ptr = PointerType::get(C, 0);
+  Type *SizeTy = M.getDataLayout().getIntPtrType(C);
+  SmallVector<MemIntrinsic *, 8> Work;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+        auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+        if (!Len || Len->getZExtValue() > 32)
+          Work.push_back(MI);
+      }
+  for (MemIntrinsic *MI : Work) {
+    IRBuilder<> B(MI);
+    Value *Len = B.CreateZExtOrTrunc(MI->getLength(), SizeTy);
+    if (auto *MS = dyn_cast<MemSetInst>(MI)) {
+      FunctionCallee Fn = M.getOrInsertFunction(
+          "memset", FunctionType::get(Ptr, {Ptr, B.getInt32Ty(), SizeTy},
+                                      false));
+      B.CreateCall(Fn, {MS->getDest(),
+                        B.CreateZExt(MS->getValue(), B.getInt32Ty()), Len});
+    } else {
+      auto *MT = cast<MemTransferInst>(MI);
+      const char *Name = isa<MemMoveInst>(MT) ? "memmove" : "memcpy";
+      FunctionCallee Fn = M.getOrInsertFunction(
+          Name, FunctionType::get(Ptr, {Ptr, Ptr, SizeTy}, false));
+      B.CreateCall(Fn, {MT->getDest(), MT->getSource(), Len});
+    }
+    MI->eraseFromParent();
+  }
+}
 
 void insertLandingPadHooks(Function &F) {
   Module &M = *F.getParent();
@@ -41,6 +81,18 @@ void setAttributes(Function &F) {
   // Prefix data sits right before the entry; keep the entry aligned.
   if (!F.getAlign() || F.getAlign()->value() < 16)
     F.setAlignment(Align(16));
+}
+
+// The first call through a lazily bound PLT entry runs the dynamic linker's
+// resolver on the caller's stack, with an XSAVE area far larger than the
+// guard band. Bind every callee of instrumented code at load time instead:
+// calls through the GOT (what -fno-plt does), libcalls the backend emits
+// included.
+void bindEagerly(Module &M) {
+  for (Function &F : M)
+    if (F.isDeclaration() && !F.isIntrinsic())
+      F.addFnAttr(Attribute::NonLazyBind);
+  M.setRtLibUseGOT();
 }
 
 void checkStep(Function &F, const char *Step) {
@@ -83,6 +135,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     ForeignCallStats FS;
     SpillStats SS;
     FrameMapStats MS;
+    memIntrinsicsToCalls(*F);
     rewriteForeignCalls(*F, P, Thunks, FS);
     checkStep(*F, "foreign calls");
     insertLandingPadHooks(*F);
@@ -105,6 +158,8 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
              << ore::NV("Dispatched", FS.Dispatched) << " dispatched calls";
     });
   }
+  if (!Work.empty())
+    bindEagerly(M);
   return PreservedAnalyses::none();
 }
 

@@ -54,8 +54,8 @@ FunctionCallee foreignTrampoline(Module &M) {
 
 Function *ThunkCache::get(CallBase &CB, Function *Callee,
                           StructType *FrameTy) {
-  Key K{Callee, CB.getFunctionType(), CB.getAttributes().getRawPointer(),
-        CB.getCallingConv()};
+  Key K{Callee, CB.getFunctionType(), FrameTy,
+        CB.getAttributes().getRawPointer(), CB.getCallingConv()};
   if (Function *T = Thunks.lookup(K))
     return T;
 
@@ -125,7 +125,7 @@ public:
     Inv->setDebugLoc(II->getDebugLoc());
     IRBuilder<> CB2(Cont);
     CB2.SetCurrentDebugLocation(II->getDebugLoc());
-    Value *R = loadResult(CB2, S, Frame);
+    Value *R = loadResult(CB2, CB, S, Frame);
     CB2.CreateBr(II->getNormalDest());
     retargetPhis(II->getNormalDest(), II->getParent(), Cont, II, R);
     if (R)
@@ -187,7 +187,7 @@ public:
     Inv->setDebugLoc(II->getDebugLoc());
     IRBuilder<> CB2(FCont);
     CB2.SetCurrentDebugLocation(II->getDebugLoc());
-    Value *R = loadResult(CB2, S, Frame);
+    Value *R = loadResult(CB2, CB, S, Frame);
     CB2.CreateBr(Join);
 
     IRBuilder<> JB(Join);
@@ -245,11 +245,17 @@ private:
                     B.CreateStructGEP(S.Ty, Frame, S.FirstArg + I));
   }
 
-  Value *loadResult(IRBuilder<> &B, const FrameShape &S, AllocaInst *Frame) {
+  Value *loadResult(IRBuilder<> &B, CallBase &CB, const FrameShape &S,
+                    AllocaInst *Frame) {
     if (S.Result < 0)
       return nullptr;
-    return B.CreateLoad(S.Ty->getElementType(S.Result),
-                        B.CreateStructGEP(S.Ty, Frame, S.Result));
+    LoadInst *R = B.CreateLoad(S.Ty->getElementType(S.Result),
+                               B.CreateStructGEP(S.Ty, Frame, S.Result));
+    // Keep what the callee promised about its result: a fresh allocation
+    // (malloc) never points into a stack, and needs no slot.
+    if (CB.hasRetAttr(Attribute::NoAlias))
+      R->setMetadata(names::NoAliasResultMD, MDNode::get(CB.getContext(), {}));
+    return R;
   }
 
   Value *emitCall(IRBuilder<> &B, CallBase &CB, const FrameShape &S,
@@ -264,7 +270,7 @@ private:
       Call->setDoesNotThrow();
     if (CB.doesNotReturn())
       Call->setDoesNotReturn();
-    Value *R = loadResult(B, S, Frame);
+    Value *R = loadResult(B, CB, S, Frame);
     if (Lifetime)
       B.CreateLifetimeEnd(Frame, cast<ConstantInt>(Size));
     return R;

@@ -32,7 +32,9 @@
 
 namespace copystack {
 
-/// One thunk per (callee, type, attributes, calling convention) and module.
+/// One thunk per (callee, type, argument types, attributes, calling
+/// convention) and module. The argument types matter for variadic callees:
+/// every call to printf has the type i32 (ptr, ...).
 class ThunkCache {
 public:
   explicit ThunkCache(llvm::Module &M) : M(M) {}
@@ -43,8 +45,8 @@ public:
 
 private:
   llvm::Module &M;
-  using Key = std::tuple<llvm::Function *, llvm::FunctionType *, void *,
-                         unsigned>;
+  using Key = std::tuple<llvm::Function *, llvm::FunctionType *,
+                         llvm::StructType *, void *, unsigned>;
   llvm::DenseMap<Key, llvm::Function *> Thunks;
   unsigned Next = 0;
 };

@@ -38,12 +38,21 @@ inline constexpr llvm::StringLiteral ModuleFlag = "copystack.instrumented";
 /// Function attribute users (or other tools) can set to keep a function off
 /// copyable stacks: __attribute__((annotate("copystack_nosplit"))) maps to it.
 inline constexpr llvm::StringLiteral NoSplitAttr = "copystack-nosplit";
+/// On the load of a foreign call's result: the callee returns fresh memory.
+inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";
 /// Marks functions the pass generated (thunks, resolvers).
 inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
 } // namespace names
 
+/// libc functions instrumented code calls in place, on the task stack: glibc
+/// implements them as leaf assembly that uses no stack to speak of and never
+/// calls back, so they fit the guard band. They are bound at load time
+/// (nonlazybind), so no PLT resolver runs on a task stack either.
+bool isInPlaceLibcall(llvm::StringRef Name);
+
 enum class CallKind {
-  NotACall,   ///< inline asm, intrinsics: run in place, cannot move the stack
+  NotACall,   ///< inline asm, intrinsics, in-place libcalls: cannot move the
+              ///< stack
   Direct,     ///< instrumented callee known at compile time: a safepoint
   Foreign,    ///< known to be foreign: runs on the system stack
   Dispatch,   ///< decided at run time from the callee's prefix

@@ -39,6 +39,9 @@ bool neverPointsIntoStack(const Value *V) {
       continue;
     if (isNoAliasCall(O))
       continue;
+    if (auto *LI = dyn_cast<LoadInst>(O))
+      if (LI->getMetadata(names::NoAliasResultMD))
+        continue;
     return false;
   }
   return !Objects.empty();

@@ -38,6 +38,8 @@ static Config *load() {
   static Config c;
   c.stress = env_flag("COPYSTACK_STRESS");
   c.verify = env_flag("COPYSTACK_VERIFY");
+  if (const char *v = getenv("COPYSTACK_VERIFY"))
+    c.verify_scan = strcmp(v, "scan") == 0;
   c.trace = env_flag("COPYSTACK_TRACE");
   c.max_stack.store(COPYSTACK_DEFAULT_MAX_STACK);
   c.start_stack = COPYSTACK_MIN_STACK;

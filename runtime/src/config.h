@@ -2,11 +2,16 @@
 //
 //   COPYSTACK_STRESS=1     move the stack at every prologue check (Go's
 //                          stackForceMove): every instrumented call copies
-//   COPYSTACK_VERIFY=1     after every copy, scan the new stack for words
-//                          that still point into the old one and are not
-//                          known non-pointers; fence old stacks so a stale
-//                          pointer faults with a report instead of reading
-//                          reused memory; check argument maps against %r11
+//   COPYSTACK_VERIFY=1     fence every stack a task leaves (inaccessible,
+//                          its addresses never reused) so that any pointer
+//                          the relocation missed faults when used and is
+//                          reported by name; check each argument map
+//                          against the size LLVM puts in %r11; scrub dead
+//                          stack at every check (every check traps)
+//   COPYSTACK_VERIFY=scan  also scan each new stack for words that still
+//                          hold old-stack addresses and that no map
+//                          describes, and print them (advisory: a register
+//                          allocator's dead spill slot looks the same)
 //   COPYSTACK_MAX_STACK=N  the largest stack a task may grow to (bytes, or
 //                          with a K, M or G suffix); default 1G
 //   COPYSTACK_TRACE=1      print every stack copy to stderr
@@ -21,6 +26,7 @@ namespace copystack {
 struct Config {
   bool stress = false;
   bool verify = false;
+  bool verify_scan = false;
   bool trace = false;
   std::atomic<size_t> max_stack;
   size_t start_stack;

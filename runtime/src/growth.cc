@@ -152,10 +152,10 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
 
   Relocator rel(old, fresh, process_frames(),
                 reinterpret_cast<uintptr_t>(__copystack_task_return));
-  if (cfg.verify) {
+  if (cfg.verify)
     memset(reinterpret_cast<void *>(fresh.lo), kPoison, nb - fresh.lo);
+  if (cfg.verify_scan)
     rel.enable_verify(nb);
-  }
   auto *n = reinterpret_cast<MoreStackBlock *>(nb);
   WalkStart ws;
   uintptr_t *args[kNumArgRegs] = {&n->rdi, &n->rsi, &n->rdx,
@@ -177,12 +177,11 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   ws.known_lo = nb;
   ws.known_hi = nb + MS_CALLER_RET;
   rel.run(ws);
-  if (cfg.verify) {
-    if (unsigned bad = rel.report_unrelocated())
-      fatal("verify: %u unrelocated pointer(s) after copying the stack of "
-            "task %lu for %s",
-            bad, (unsigned long)task->id, asker->name());
-  }
+  if (cfg.verify_scan)
+    if (unsigned n = rel.report_unrelocated())
+      report("verify: %u suspicious word(s) after copying the stack of task "
+             "%lu for %s",
+             n, (unsigned long)task->id, asker->name());
 
   task->stack = fresh;
   task->copies++;

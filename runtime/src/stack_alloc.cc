@@ -23,10 +23,13 @@ constexpr size_t kPage = 4096;
 constexpr size_t kMaxPooled = 64 * 1024;
 // Each refill of a small size class maps this much (or one stack if larger).
 constexpr size_t kChunk = 256 * 1024;
-// Verify mode keeps this many released stacks fenced before unmapping them:
-// enough to catch a stale pointer used well after the copy, few enough to
-// stay under vm.max_map_count.
-constexpr size_t kQuarantine = 1024;
+// Verify mode takes stacks from one reservation of this much address space
+// and never reuses an address: a released stack stays mapped inaccessible
+// for the life of the process, so any later use of a pointer into it
+// faults. (Stress mode's copy per call uses it at about 1 GiB a second.)
+constexpr size_t kVerifyArena = size_t(64) << 30;
+// Released stacks remembered by address, for naming them in fault reports.
+constexpr size_t kRecent = 4096;
 
 constexpr int kClasses = 6; // 2K 4K 8K 16K 32K 64K
 
@@ -40,11 +43,15 @@ struct FreeStack {
 std::mutex g_lock;
 FreeStack *g_free[kClasses];
 
-struct Fenced {
+std::once_flag g_arena_once;
+uintptr_t g_arena_lo, g_arena_hi;
+std::atomic<uintptr_t> g_arena_next;
+
+struct Released {
   uintptr_t lo, hi;
 };
-Fenced g_fenced[kQuarantine];
-size_t g_fenced_next;
+Released g_recent[kRecent];
+std::atomic<size_t> g_recent_next;
 
 int class_of(size_t size) {
   int c = 0;
@@ -62,30 +69,44 @@ void *map_or_die(size_t bytes) {
   return p;
 }
 
+size_t page_round(size_t n) { return (n + kPage - 1) & ~(kPage - 1); }
+
+void init_arena() {
+  void *p = mmap(nullptr, kVerifyArena, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    fatal("verify mode cannot reserve %zu GiB of address space for stacks: "
+          "%s", kVerifyArena >> 30, strerror(errno));
+  g_arena_lo = reinterpret_cast<uintptr_t>(p);
+  g_arena_hi = g_arena_lo + kVerifyArena;
+  g_arena_next = g_arena_lo;
+}
+
 Stack allocate_verify(size_t size) {
+  std::call_once(g_arena_once, init_arena);
   // An inaccessible page below lo catches code that runs past the guard.
-  auto *base = static_cast<char *>(map_or_die(size + kPage));
-  if (mprotect(base, kPage, PROT_NONE) != 0)
-    fatal("mprotect of a stack guard page failed: %s", strerror(errno));
+  size_t pages = page_round(size);
+  uintptr_t base = g_arena_next.fetch_add(pages + kPage);
+  if (base + pages + kPage > g_arena_hi)
+    fatal("verify mode used up its %zu GiB of address space for stacks",
+          kVerifyArena >> 30);
   Stack s;
-  s.lo = reinterpret_cast<uintptr_t>(base) + kPage;
+  s.lo = base + kPage;
   s.hi = s.lo + size;
+  if (mprotect(reinterpret_cast<void *>(s.lo), pages,
+               PROT_READ | PROT_WRITE) != 0)
+    fatal("mprotect of a verify-mode stack failed: %s", strerror(errno));
+  g_sys += size;
   return s;
 }
 
 void release_verify(Stack s) {
-  uintptr_t base = s.lo - kPage;
-  size_t bytes = s.size() + kPage;
-  if (mprotect(reinterpret_cast<void *>(base), bytes, PROT_NONE) != 0)
+  void *p = reinterpret_cast<void *>(s.lo);
+  madvise(p, page_round(s.size()), MADV_DONTNEED);
+  if (mprotect(p, page_round(s.size()), PROT_NONE) != 0)
     fatal("mprotect of a released stack failed: %s", strerror(errno));
-  std::lock_guard<std::mutex> g(g_lock);
-  Fenced &slot = g_fenced[g_fenced_next % kQuarantine];
-  if (slot.hi) {
-    munmap(reinterpret_cast<void *>(slot.lo - kPage), slot.hi - slot.lo + kPage);
-    g_sys -= slot.hi - slot.lo + kPage;
-  }
-  slot = Fenced{s.lo, s.hi};
-  ++g_fenced_next;
+  g_sys -= s.size();
+  g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
 }
 
 } // namespace
@@ -154,20 +175,20 @@ uint64_t stack_bytes_inuse() { return g_inuse.load(); }
 uint64_t stack_bytes_sys() { return g_sys.load(); }
 
 bool describe_fenced_address(uintptr_t addr, char *buf, size_t len) {
-  for (const Fenced &f : g_fenced) {
-    if (f.hi && addr >= f.lo && addr < f.hi) {
-      snprintf(buf, len, "%#lx is in a stack [%#lx, %#lx) that was copied "
-               "away and released", (unsigned long)addr,
-               (unsigned long)f.lo, (unsigned long)f.hi);
+  if (!g_arena_lo || addr < g_arena_lo || addr >= g_arena_hi)
+    return false;
+  for (const Released &r : g_recent)
+    if (r.hi && addr >= r.lo && addr < r.hi) {
+      snprintf(buf, len,
+               "%#lx is %lu bytes into the stack [%#lx, %#lx), which a task "
+               "left when its stack was copied",
+               (unsigned long)addr, (unsigned long)(addr - r.lo),
+               (unsigned long)r.lo, (unsigned long)r.hi);
       return true;
     }
-    if (f.hi && addr >= f.lo - kPage && addr < f.lo) {
-      snprintf(buf, len, "%#lx is in the guard page below a released stack",
-               (unsigned long)addr);
-      return true;
-    }
-  }
-  return false;
+  snprintf(buf, len, "%#lx is in a stack that a task left when its stack "
+           "was copied", (unsigned long)addr);
+  return true;
 }
 
 } // namespace copystack

@@ -5,6 +5,7 @@
 #include "frame_info.h"
 #include "stats.h"
 #include "thread.h"
+#include "verify.h"
 
 #include "copystack/abi.h"
 #include "copystack/copystack.h"
@@ -56,6 +57,7 @@ void destroy_task(Task *t) {
 }
 
 void run_to_completion(Task *t) {
+  prepare_verify_thread();
   Thread &th = __copystack_thread;
   Thread saved = th;
   uintptr_t saved_limit = read_limit();

@@ -1,0 +1,19 @@
+// verify.h: the fault handler of verify mode.
+//
+// In verify mode old stacks stay mapped inaccessible (stack_alloc.h) and
+// every stack has an inaccessible page below it. A fault in either is a
+// copystack bug or a guard overrun, and this handler says which, with the
+// faulting address and function, instead of a bare SIGSEGV.
+#ifndef COPYSTACK_VERIFY_H
+#define COPYSTACK_VERIFY_H
+
+namespace copystack {
+
+// Installs the SIGSEGV/SIGBUS handler (once per process) and an alternate
+// signal stack for the calling thread (once per thread). No-op outside
+// verify mode.
+void prepare_verify_thread();
+
+} // namespace copystack
+
+#endif

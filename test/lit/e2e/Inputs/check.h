@@ -1,0 +1,46 @@
+/* Helpers shared by the end-to-end tests. */
+#ifndef COPYSTACK_TEST_CHECK_H
+#define COPYSTACK_TEST_CHECK_H
+
+#include <copystack/copystack.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Fails the test (exit 1) with the condition, file and line. */
+#define REQUIRE(cond)                                                          \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "FAILED: %s (%s:%d)\n", #cond, __FILE__, __LINE__);     \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+/* Stack copies so far (growths, and stress-mode moves). */
+static inline unsigned long cs_copies(void) {
+  copystack_stats s;
+  copystack_get_stats(&s);
+  return (unsigned long)(s.growths + s.moves);
+}
+
+static inline unsigned long cs_growths(void) {
+  copystack_stats s;
+  copystack_get_stats(&s);
+  return (unsigned long)s.growths;
+}
+
+/* Keeps a local array whole: its address escapes into an empty asm, so the
+ * optimizer cannot shrink it to the elements the test touches. */
+#define CS_KEEP(buf) __asm__ volatile("" : : "r"(buf) : "memory")
+
+/* Grows the stack of the calling task by recursing depth frames of about
+ * 160 bytes each; returns something the optimizer cannot drop. */
+__attribute__((noinline)) static int cs_burn(int depth) {
+  char frame[128];
+  frame[0] = (char)depth;
+  CS_KEEP(frame);
+  if (depth <= 0)
+    return frame[0];
+  return cs_burn(depth - 1) + frame[0];
+}
+
+#endif

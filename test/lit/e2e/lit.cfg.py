@@ -1,0 +1,29 @@
+# The end-to-end suite: C and C++ programs built with copystack-cc/-c++,
+# run as tasks on 2 KiB stacks. One variant per optimisation level and mode;
+# verify mode is always on, so any word left pointing into an old stack
+# fails the test.
+#
+#   %cc, %cxx   the drivers, with this variant's -O level
+#   %run        the environment of this variant (verify, and stress)
+#   REQUIRES: stress / normal / O0 / O2 select variants.
+import os
+import lit.formats
+
+config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".c", ".cpp"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.cs_exec_root
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
+
+opt = f"-{config.cs_opt} -g"
+config.substitutions.append(("%cc", f"{config.cs_bin}/copystack-cc {opt}"))
+config.substitutions.append(("%cxx", f"{config.cs_bin}/copystack-c++ {opt}"))
+run = "env COPYSTACK_VERIFY=1"
+if config.cs_mode == "stress":
+    run += " COPYSTACK_STRESS=1"
+config.substitutions.append(("%run", run))
+config.available_features.add(config.cs_mode)
+config.available_features.add(config.cs_opt)
+config.environment["PATH"] = os.pathsep.join(
+    [config.cs_llvm_bin, config.environment.get("PATH", "")])

@@ -1,0 +1,188 @@
+// Units of relocate.cc: relocating a hand-built stack. Two frames and a
+// suspended asking function are laid out in an "old" stack exactly as the
+// x86-64 code and __morestack leave them, copied byte for byte to a "new"
+// one, and relocated with a fake frame lookup.
+#include "relocate.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+using namespace copystack;
+
+namespace {
+
+constexpr uintptr_t kTerminal = 0x1000;
+constexpr uintptr_t kRaIntoInner = 0x2000; // return address into frame 1
+constexpr uintptr_t kRaIntoOuter = 0x3000; // return address into frame 2
+
+class FakeLookup : public FrameLookup {
+public:
+  std::map<uintptr_t, const FrameInfo *> frames;
+  const FrameInfo *call_site(uintptr_t ra, const char **why) override {
+    auto it = frames.find(ra);
+    if (it == frames.end()) {
+      *why = "unknown return address";
+      return nullptr;
+    }
+    return it->second;
+  }
+};
+
+// Frame 2 (outermost): a 3-word object whose words 0 and 2 are pointers.
+copystack_object outer_objects[] = {
+    {-32, 24, 0, COPYSTACK_OBJ_BITMAP, COPYSTACK_OBJF_ESCAPED},
+};
+const uint64_t outer_bitmaps[] = {0b101};
+copystack_frame_map outer_map = {COPYSTACK_ABI_VERSION, 0, "outer", nullptr,
+                                 outer_objects, outer_bitmaps, 1, 1, 0, 0,
+                                 1, 0};
+
+// Frame 1: a 2-word conservative object and a no-pointer integer; rbx is
+// saved at CFA-24.
+copystack_object inner_objects[] = {
+    {-48, 16, 0, COPYSTACK_OBJ_ALL_WORDS, COPYSTACK_OBJF_ESCAPED},
+    {-64, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
+};
+copystack_frame_map inner_map = {COPYSTACK_ABI_VERSION, 0, "inner", nullptr,
+                                 inner_objects, nullptr, 2, 2, 0, 0, 1, 0};
+
+// The asking function: pointer in rdi only; one pointer stack argument.
+copystack_object asker_objects[] = {
+    {16, 8, 0, COPYSTACK_OBJ_BITMAP, COPYSTACK_OBJF_ARGUMENT},
+};
+const uint64_t asker_bitmaps[] = {1};
+copystack_frame_map asker_map = {COPYSTACK_ABI_VERSION, 0, "asker", nullptr,
+                                 asker_objects, asker_bitmaps, 1, 0,
+                                 1u << COPYSTACK_GPR_RDI, 8, 1, 0};
+
+struct Fixture : ::testing::Test {
+  Stack old_stack = allocate_stack(4096);
+  Stack new_stack = allocate_stack(8192);
+  FakeLookup lookup;
+  FrameInfo outer_info, inner_info;
+
+  // Old-stack layout, top down. Offsets from old.hi.
+  uintptr_t rbp2 = 0, rbp1 = 0, ra_slot = 0, regs = 0;
+
+  uintptr_t &word(Stack s, uintptr_t old_addr) {
+    return *reinterpret_cast<uintptr_t *>(old_addr - old_stack.hi + s.hi);
+  }
+  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
+  uintptr_t &at_new(uintptr_t old_addr) { return word(new_stack, old_addr); }
+  uintptr_t moved(uintptr_t old_addr) {
+    return old_addr - old_stack.hi + new_stack.hi;
+  }
+
+  void SetUp() override {
+    outer_info.map = &outer_map;
+    inner_info.map = &inner_map;
+    inner_info.csr_offset[kRbx] = -24;
+    lookup.frames[kRaIntoInner] = &inner_info;
+    lookup.frames[kRaIntoOuter] = &outer_info;
+
+    uintptr_t hi = old_stack.hi;
+    memset(reinterpret_cast<void *>(old_stack.lo), 0, old_stack.size());
+    rbp2 = hi - 64;
+    at_old(rbp2) = 0;               // saved rbp of the task's first frame
+    at_old(rbp2 + 8) = kTerminal;   // its return address
+    at_old(rbp2 - 32) = hi - 100;   // pointer word
+    at_old(rbp2 - 24) = hi - 200;   // integer word holding a stack address
+    at_old(rbp2 - 16) = hi - 300;   // pointer word
+    rbp1 = rbp2 - 128;
+    at_old(rbp1) = rbp2;            // saved rbp
+    at_old(rbp1 + 8) = kRaIntoOuter;
+    at_old(rbp1 - 8) = hi - 400;    // rbx saved by frame 1 (CFA-24)
+    at_old(rbp1 - 48) = hi - 500;   // conservative object: stack address
+    at_old(rbp1 - 40) = 12345;      //   and a small integer
+    at_old(rbp1 - 64) = hi - 600;   // known non-pointer
+    at_old(rbp1 - 72) = hi - 700;   // undescribed word (verify reports it)
+    ra_slot = rbp1 - 112;           // the asking function's return address
+    at_old(ra_slot) = kRaIntoInner;
+    at_old(ra_slot + 8) = hi - 800; // its stack argument (a pointer)
+    regs = ra_slot - 8 * 10;        // a register block below
+    at_old(regs + 0) = hi - 900;    // rdi: pointer argument
+    at_old(regs + 8) = hi - 901;    // rsi: an integer argument
+    at_old(regs + 16) = hi - 902;   // r14: callee-saved, range-checked
+    at_old(regs + 24) = rbp1;       // rbp
+    at_old(regs + 32) = 0x7;        // r12: not an address
+  }
+
+  void TearDown() override {
+    release_stack(old_stack);
+    release_stack(new_stack);
+  }
+
+  Relocator relocate(bool verify) {
+    size_t used = old_stack.hi - regs;
+    memcpy(reinterpret_cast<void *>(new_stack.hi - used),
+           reinterpret_cast<void *>(regs), used);
+    Relocator rel(old_stack, new_stack, lookup, kTerminal);
+    if (verify)
+      rel.enable_verify(moved(regs));
+    WalkStart ws;
+    ws.regs.arg[kRdi] = &at_new(regs + 0);
+    ws.regs.arg[kRsi] = &at_new(regs + 8);
+    ws.regs.csr[kR14] = &at_new(regs + 16);
+    ws.regs.rbp = &at_new(regs + 24);
+    ws.regs.csr[kR12] = &at_new(regs + 32);
+    ws.asker = &asker_map;
+    ws.asker_cfa = moved(ra_slot + 8);
+    ws.asker_arg_bytes = 8;
+    ws.ra_slot = &at_new(ra_slot);
+    ws.known_lo = moved(regs);
+    ws.known_hi = moved(ra_slot);
+    rel.run(ws);
+    return rel;
+  }
+};
+
+TEST_F(Fixture, RewritesDescribedPointersOnly) {
+  Relocator rel = relocate(false);
+  uintptr_t hi = old_stack.hi;
+  // Registers: the pointer argument moves, the integer argument does not,
+  // callee-saved registers and rbp are range-checked.
+  EXPECT_EQ(at_new(regs + 0), moved(hi - 900));
+  EXPECT_EQ(at_new(regs + 8), hi - 901);
+  EXPECT_EQ(at_new(regs + 16), moved(hi - 902));
+  EXPECT_EQ(at_new(regs + 24), moved(rbp1));
+  EXPECT_EQ(at_new(regs + 32), 0x7u);
+  // The asking function's stack argument.
+  EXPECT_EQ(at_new(ra_slot + 8), moved(hi - 800));
+  // Frame 1: saved rbp, saved rbx, the conservative object; the integer
+  // object keeps its old-stack value.
+  EXPECT_EQ(at_new(rbp1), moved(rbp2));
+  EXPECT_EQ(at_new(rbp1 - 8), moved(hi - 400));
+  EXPECT_EQ(at_new(rbp1 - 48), moved(hi - 500));
+  EXPECT_EQ(at_new(rbp1 - 40), 12345u);
+  EXPECT_EQ(at_new(rbp1 - 64), hi - 600);
+  // Frame 2: words 0 and 2 of the bitmap object; word 1 is an integer.
+  EXPECT_EQ(at_new(rbp2 - 32), moved(hi - 100));
+  EXPECT_EQ(at_new(rbp2 - 24), hi - 200);
+  EXPECT_EQ(at_new(rbp2 - 16), moved(hi - 300));
+  EXPECT_EQ(at_new(rbp2), 0u);
+  // Return addresses are code, never touched.
+  EXPECT_EQ(at_new(ra_slot), kRaIntoInner);
+  EXPECT_EQ(rel.frames(), 2u);
+  EXPECT_EQ(rel.adjusted(), 9u);
+}
+
+TEST_F(Fixture, VerifyReportsTheUndescribedWord) {
+  testing::internal::CaptureStderr();
+  Relocator rel = relocate(true);
+  unsigned reports = rel.report_unrelocated();
+  std::string err = testing::internal::GetCapturedStderr();
+  // The undescribed word at inner-72; the integer words at outer-24 and
+  // inner-64 are described (as non-pointers) and the integer argument in
+  // rsi lies in the register block the runtime itself wrote.
+  EXPECT_EQ(reports, 1u) << err;
+  EXPECT_NE(err.find("inner-72(%rbp)"), std::string::npos) << err;
+}
+
+TEST_F(Fixture, UnknownReturnAddressIsFatal) {
+  lookup.frames.erase(kRaIntoOuter);
+  EXPECT_DEATH(relocate(false), "stack walk: return address 0x3000");
+}
+
+} // namespace

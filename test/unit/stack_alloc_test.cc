@@ -1,0 +1,62 @@
+// Units of stack_alloc.cc: power-of-two stacks, accounting, reuse.
+#include "stack_alloc.h"
+
+#include "copystack/abi.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <vector>
+
+using namespace copystack;
+
+TEST(StackAlloc, RoundsToPowersOfTwoFromTheMinimum) {
+  EXPECT_EQ(round_stack_size(1), size_t(COPYSTACK_MIN_STACK));
+  EXPECT_EQ(round_stack_size(2048), 2048u);
+  EXPECT_EQ(round_stack_size(2049), 4096u);
+  EXPECT_EQ(round_stack_size(100000), 131072u);
+}
+
+TEST(StackAlloc, SmallStacksAreDistinctAlignedAndWritable) {
+  std::vector<Stack> stacks;
+  std::set<uintptr_t> los;
+  for (int i = 0; i < 300; ++i) {
+    Stack s = allocate_stack(2048);
+    ASSERT_EQ(s.size(), 2048u);
+    ASSERT_EQ(s.lo % 16, 0u) << "stacks are 16-byte aligned";
+    memset(reinterpret_cast<void *>(s.lo), 0xab, s.size());
+    EXPECT_TRUE(los.insert(s.lo).second) << "no stack handed out twice";
+    stacks.push_back(s);
+  }
+  for (Stack s : stacks)
+    release_stack(s);
+}
+
+TEST(StackAlloc, AccountsBytesInUse) {
+  uint64_t before = stack_bytes_inuse();
+  Stack a = allocate_stack(4096);
+  Stack b = allocate_stack(1 << 20);
+  EXPECT_EQ(stack_bytes_inuse(), before + 4096 + (1 << 20));
+  EXPECT_GE(stack_bytes_sys(), stack_bytes_inuse());
+  release_stack(a);
+  release_stack(b);
+  EXPECT_EQ(stack_bytes_inuse(), before);
+}
+
+TEST(StackAlloc, LargeStacksGoBackToTheOS) {
+  uint64_t sys = stack_bytes_sys();
+  Stack big = allocate_stack(8 << 20);
+  EXPECT_EQ(stack_bytes_sys(), sys + (8 << 20));
+  release_stack(big);
+  EXPECT_EQ(stack_bytes_sys(), sys);
+}
+
+TEST(StackAlloc, ReleasedSmallStacksAreReused) {
+  Stack a = allocate_stack(8192);
+  uintptr_t lo = a.lo;
+  release_stack(a);
+  Stack b = allocate_stack(8192);
+  EXPECT_EQ(b.lo, lo);
+  release_stack(b);
+}
