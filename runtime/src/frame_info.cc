@@ -9,6 +9,7 @@
 #include "frame_info.h"
 #include "fatal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <dlfcn.h>
@@ -442,6 +443,43 @@ const char *symbol_name(uintptr_t pc) {
   return "<unknown>";
 }
 
+void flatten_words(FrameInfo &fi) {
+  std::vector<int32_t> w;
+  for (int i = 0; i < kNumCsr; ++i)
+    if (fi.csr_offset[i])
+      w.push_back(16 + fi.csr_offset[i]);
+  const copystack_frame_map &m = *fi.map;
+  for (uint32_t i = 0; i < m.nobjects; ++i) {
+    const copystack_object &o = m.objects[i];
+    uint32_t nw = o.size / 8;
+    for (uint32_t k = 0; k < nw; ++k) {
+      bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
+                 (o.kind == COPYSTACK_OBJ_BITMAP &&
+                  (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
+      if (ptr)
+        w.push_back(o.offset + static_cast<int32_t>(8 * k));
+    }
+  }
+  if (w.empty())
+    return;
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  std::vector<FrameInfo::Run> runs;
+  for (int32_t off : w) {
+    if (!runs.empty() &&
+        runs.back().offset + 8 * static_cast<int32_t>(runs.back().words) == off)
+      ++runs.back().words;
+    else
+      runs.push_back({off, 1});
+  }
+  auto *r = new FrameInfo::Run[runs.size()];
+  std::copy(runs.begin(), runs.end(), r);
+  fi.runs = r;
+  fi.nruns = static_cast<uint32_t>(runs.size());
+  fi.lowest = w.front();
+  fi.highest = w.back() + 8;
+}
+
 static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
   const uint8_t *fde_ptr = find_fde(pc, why);
   if (!fde_ptr)
@@ -481,6 +519,7 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
                                   kDwR12 + 3};
   for (int i = 0; i < kNumCsr; ++i)
     fi->csr_offset[i] = static_cast<int32_t>(st.saved[regs[i]]);
+  flatten_words(*fi);
   return fi;
 }
 
@@ -510,10 +549,15 @@ const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
 }
 
 const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
+  static thread_local TlsEntry last;
+  if (last.ra == pc)
+    return last.info;
   std::unique_lock<std::mutex> g(g_cache_lock);
   auto it = g_functions.find(pc);
-  if (it != g_functions.end())
+  if (it != g_functions.end()) {
+    last = TlsEntry{pc, it->second};
     return it->second;
+  }
   g.unlock();
   FrameInfo *fi = build(pc, /*call_site=*/false, why);
   if (!fi)
@@ -524,6 +568,7 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
     delete fi;
     fi = pos->second;
   }
+  last = TlsEntry{pc, fi};
   return fi;
 }
 

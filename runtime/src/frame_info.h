@@ -26,8 +26,22 @@ struct FrameInfo {
   // Offset from the frame's CFA (%rbp + 16) of each callee-saved register
   // the function saved, or 0 if it did not save it.
   int32_t csr_offset[kNumCsr] = {0, 0, 0, 0, 0};
+  // Call sites only, for the relocator's fast path: every word of the frame
+  // that may hold a pointer, as runs of consecutive words at offsets from
+  // %rbp (callee-saved register slots, then the map's objects); and the
+  // lowest and highest byte the runs cover.
+  struct Run {
+    int32_t offset;
+    uint32_t words;
+  };
+  const Run *runs = nullptr;
+  uint32_t nruns = 0;
+  int32_t lowest = 0, highest = 0;
   const char *name() const { return map ? map->name : "?"; }
 };
+
+// Fills fi.runs, nruns, lowest, highest from fi.map and fi.csr_offset.
+void flatten_words(FrameInfo &fi);
 
 // Looks up the frame a call site belongs to. The function must be
 // instrumented and its CFA at that call site must be %rbp + 16 (frame

@@ -14,7 +14,7 @@
 //      its saved %rbp, the callee-saved registers its prologue saved (found
 //      in the unwind tables), and every object its map describes.
 //
-// Verify mode marks each word it looked at and afterwards reports every
+// Verify (scan) mode marks each word it looked at and afterwards reports every
 // unmarked word of the new stack that holds an old-stack address.
 #ifndef COPYSTACK_RELOCATE_H
 #define COPYSTACK_RELOCATE_H
@@ -75,7 +75,7 @@ public:
   unsigned report_unrelocated() const;
 
   uint64_t adjusted() const { return adjusted_; }
-  unsigned frames() const { return static_cast<unsigned>(frames_.size()); }
+  unsigned frames() const { return nframes_; }
 
 private:
   struct Frame {
@@ -89,13 +89,18 @@ private:
   FrameLookup &lookup_;
   uintptr_t terminal_ra_;
   uint64_t adjusted_ = 0;
-  std::vector<Frame> frames_;
+  unsigned nframes_ = 0;
+  uintptr_t last_ra_ = 0;
+  const FrameInfo *last_fi_ = nullptr;
+  std::vector<Frame> frames_; // verify mode: for naming a word's frame
   // Verify mode.
   bool verify_ = false;
   uintptr_t used_lo_ = 0;
   std::vector<uint8_t> seen_;
 
   void adjust(uintptr_t *slot);
+  static uint64_t adjust_run(uintptr_t *p, uint32_t n, uintptr_t lo,
+                             uintptr_t size, intptr_t delta);
   void known(uintptr_t addr, size_t bytes);
   void object(uintptr_t rbp, const copystack_object &o,
               const copystack_frame_map &map);

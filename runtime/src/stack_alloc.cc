@@ -19,8 +19,13 @@ namespace {
 
 constexpr size_t kPage = 4096;
 // Stacks up to this size are carved from shared mappings; larger ones get
-// their own, so that releasing them returns the memory to the OS at once.
+// their own mapping.
 constexpr size_t kMaxPooled = 64 * 1024;
+// Released large stacks are kept for reuse, up to this many bytes in all:
+// a fresh mapping costs a page fault per 4 KiB touched, which is most of
+// what a growth to 1 MiB costs. Beyond the cap they go back to the OS.
+constexpr size_t kLargeCacheBytes = size_t(64) << 20;
+constexpr int kLargeClasses = 40;
 // Each refill of a small size class maps this much (or one stack if larger).
 constexpr size_t kChunk = 256 * 1024;
 // Verify mode takes stacks from one reservation of this much address space
@@ -42,6 +47,8 @@ struct FreeStack {
 
 std::mutex g_lock;
 FreeStack *g_free[kClasses];
+FreeStack *g_large[kLargeClasses];
+size_t g_large_bytes;
 
 std::once_flag g_arena_once;
 uintptr_t g_arena_lo, g_arena_hi;
@@ -128,12 +135,22 @@ Stack allocate_stack(size_t size) {
   if (config().verify)
     return allocate_verify(size);
   Stack s;
+  int c = class_of(size);
   if (size > kMaxPooled) {
+    {
+      std::lock_guard<std::mutex> g(g_lock);
+      if (FreeStack *f = g_large[c]) {
+        g_large[c] = f->next;
+        g_large_bytes -= size;
+        s.lo = reinterpret_cast<uintptr_t>(f);
+        s.hi = s.lo + size;
+        return s;
+      }
+    }
     s.lo = reinterpret_cast<uintptr_t>(map_or_die(size));
     s.hi = s.lo + size;
     return s;
   }
-  int c = class_of(size);
   std::lock_guard<std::mutex> g(g_lock);
   if (!g_free[c]) {
     size_t chunk = kChunk > size ? kChunk : size;
@@ -159,14 +176,23 @@ void release_stack(Stack s) {
     release_verify(s);
     return;
   }
+  auto *f = reinterpret_cast<FreeStack *>(s.lo);
+  int c = class_of(s.size());
   if (s.size() > kMaxPooled) {
+    {
+      std::lock_guard<std::mutex> g(g_lock);
+      if (c < kLargeClasses && g_large_bytes + s.size() <= kLargeCacheBytes) {
+        f->next = g_large[c];
+        g_large[c] = f;
+        g_large_bytes += s.size();
+        return;
+      }
+    }
     munmap(reinterpret_cast<void *>(s.lo), s.size());
     g_sys -= s.size();
     return;
   }
   std::lock_guard<std::mutex> g(g_lock);
-  auto *f = reinterpret_cast<FreeStack *>(s.lo);
-  int c = class_of(s.size());
   f->next = g_free[c];
   g_free[c] = f;
 }

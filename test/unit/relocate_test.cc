@@ -79,6 +79,8 @@ struct Fixture : ::testing::Test {
     outer_info.map = &outer_map;
     inner_info.map = &inner_map;
     inner_info.csr_offset[kRbx] = -24;
+    flatten_words(outer_info);
+    flatten_words(inner_info);
     lookup.frames[kRaIntoInner] = &inner_info;
     lookup.frames[kRaIntoOuter] = &outer_info;
 

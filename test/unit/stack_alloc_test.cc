@@ -44,10 +44,21 @@ TEST(StackAlloc, AccountsBytesInUse) {
   EXPECT_EQ(stack_bytes_inuse(), before);
 }
 
-TEST(StackAlloc, LargeStacksGoBackToTheOS) {
+TEST(StackAlloc, LargeStacksAreCachedForReuse) {
+  Stack a = allocate_stack(1 << 20);
+  uintptr_t lo = a.lo;
   uint64_t sys = stack_bytes_sys();
-  Stack big = allocate_stack(8 << 20);
-  EXPECT_EQ(stack_bytes_sys(), sys + (8 << 20));
+  release_stack(a);
+  EXPECT_EQ(stack_bytes_sys(), sys) << "kept mapped for the next task";
+  Stack b = allocate_stack(1 << 20);
+  EXPECT_EQ(b.lo, lo);
+  release_stack(b);
+}
+
+TEST(StackAlloc, StacksBeyondTheCacheGoBackToTheOS) {
+  uint64_t sys = stack_bytes_sys();
+  Stack big = allocate_stack(size_t(128) << 20);
+  EXPECT_EQ(stack_bytes_sys(), sys + (size_t(128) << 20));
   release_stack(big);
   EXPECT_EQ(stack_bytes_sys(), sys);
 }

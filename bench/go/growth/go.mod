@@ -1,0 +1,3 @@
+module copystack/bench/growth
+
+go 1.19
