@@ -87,10 +87,11 @@ void setAttributes(Function &F) {
 // resolver on the caller's stack, with an XSAVE area far larger than the
 // guard band. Bind every callee of instrumented code at load time instead:
 // calls through the GOT (what -fno-plt does), libcalls the backend emits
-// included.
+// included. That covers definitions a shared library's own code calls
+// through its PLT because they may be interposed.
 void bindEagerly(Module &M) {
   for (Function &F : M)
-    if (F.isDeclaration() && !F.isIntrinsic())
+    if (!F.isIntrinsic() && !F.isDSOLocal() && !F.hasLocalLinkage())
       F.addFnAttr(Attribute::NonLazyBind);
   M.setRtLibUseGOT();
 }

@@ -1,4 +1,5 @@
 // config.cc: reads the COPYSTACK_* environment variables (config.h).
+#include "split_stack_notes.h"
 #include "config.h"
 #include "fatal.h"
 

@@ -1,5 +1,6 @@
 // fatal.cc: fatal errors and reports, written with write(2) so they work on
 // any stack and in any state the runtime can be in.
+#include "split_stack_notes.h"
 #include "fatal.h"
 
 #include <cstdarg>

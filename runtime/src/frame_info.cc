@@ -6,6 +6,7 @@
 // gold and lld write it), CIEs with "zR"/"zPLR" augmentations, and the CFA
 // instructions of ordinary prologues and epilogues. Anything else is an
 // error with a message, not a guess.
+#include "split_stack_notes.h"
 #include "frame_info.h"
 #include "fatal.h"
 

@@ -18,6 +18,7 @@
 // too: checks whose frame fits only scrub the dead part of the stack, so
 // that any old-stack address found after a copy was written by a live
 // frame, not left behind by a returned one.
+#include "split_stack_notes.h"
 #include "config.h"
 #include "fatal.h"
 #include "frame_info.h"

@@ -1,6 +1,7 @@
 // main_task.cc: a program's main as the first task. Linking with
 // -Wl,--wrap=main sends the C runtime's call to main here; __real_main is
 // the program's own main.
+#include "split_stack_notes.h"
 #include "copystack/copystack.h"
 
 extern "C" int __real_main(int, char **, char **);

@@ -1,4 +1,5 @@
 // relocate.cc: rewriting the pointers of a copied stack (relocate.h).
+#include "split_stack_notes.h"
 #include "relocate.h"
 #include "fatal.h"
 

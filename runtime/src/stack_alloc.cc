@@ -1,4 +1,5 @@
 // stack_alloc.cc: power-of-two stacks from the OS (stack_alloc.h).
+#include "split_stack_notes.h"
 #include "stack_alloc.h"
 #include "config.h"
 #include "fatal.h"

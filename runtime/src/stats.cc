@@ -1,4 +1,5 @@
 // stats.cc: counters and growth events (stats.h).
+#include "split_stack_notes.h"
 #include "stats.h"
 #include "config.h"
 #include "fatal.h"

@@ -1,4 +1,5 @@
 // task.cc: creating tasks and running them on the calling thread.
+#include "split_stack_notes.h"
 #include "task.h"
 #include "config.h"
 #include "fatal.h"

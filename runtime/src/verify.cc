@@ -1,4 +1,5 @@
 // verify.cc: naming the faults verify mode provokes (verify.h).
+#include "split_stack_notes.h"
 #include "verify.h"
 #include "config.h"
 #include "fatal.h"

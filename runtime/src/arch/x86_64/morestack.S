@@ -30,8 +30,13 @@
 	.text
 	.globl	__morestack
 	.type	__morestack,@function
+	/* gold sends split-stack code that calls code without split-stack
+	 * notes here, under libgcc's name for it. */
+	.globl	__morestack_non_split
+	.type	__morestack_non_split,@function
 	.p2align 4
 __morestack:
+__morestack_non_split:
 	.cfi_startproc
 	cmpq	$0, TCB_LIMIT
 	je	.Lspurious
@@ -151,6 +156,11 @@ __morestack:
 	ret
 	.cfi_endproc
 	.size	__morestack, .-__morestack
+	.size	__morestack_non_split, .-__morestack_non_split
 
+	/* Both split-stack notes: gold and lld leave calls into an object with
+	 * .note.GNU-split-stack alone, and do not insist on finding split-stack
+	 * prologues in an object with .note.GNU-no-split-stack. */
 	.section .note.GNU-split-stack,"",@progbits
+	.section .note.GNU-no-split-stack,"",@progbits
 	.section .note.GNU-stack,"",@progbits

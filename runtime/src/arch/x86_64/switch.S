@@ -142,5 +142,9 @@ __copystack_landing_pad:
 	.cfi_endproc
 	.size	__copystack_landing_pad, .-__copystack_landing_pad
 
+	/* Both split-stack notes: gold and lld leave calls into an object with
+	 * .note.GNU-split-stack alone, and do not insist on finding split-stack
+	 * prologues in an object with .note.GNU-no-split-stack. */
 	.section .note.GNU-split-stack,"",@progbits
+	.section .note.GNU-no-split-stack,"",@progbits
 	.section .note.GNU-stack,"",@progbits
