@@ -1,11 +1,15 @@
 //===- CopyStack.cpp - the copystack instrumentation pass ----------------===//
 #include "CopyStack.h"
+#include "EscapeAnalysis.h"
 #include "ForeignCalls.h"
 #include "FrameMaps.h"
+#include "PinnedAllocas.h"
 #include "Policy.h"
 #include "SafepointSpills.h"
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -77,6 +81,9 @@ void insertLandingPadHooks(Function &F) {
 void setAttributes(Function &F) {
   F.addFnAttr("split-stack");
   F.addFnAttr("frame-pointer", "all");
+  // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
+  // over-aligned locals are pinned, and AVX spills use unaligned moves.
+  F.addFnAttr("no-realign-stack");
   F.setUWTableKind(UWTableKind::Async);
   // Prefix data sits right before the entry; keep the entry aligned.
   if (!F.getAlign() || F.getAlign()->value() < 16)
@@ -94,6 +101,23 @@ void bindEagerly(Module &M) {
     if (!F.isIntrinsic() && !F.isDSOLocal() && !F.hasLocalLinkage())
       F.addFnAttr(Attribute::NonLazyBind);
   M.setRtLibUseGOT();
+}
+
+// A local's name for remarks: its debug-info variable, its IR name, or
+// its size.
+std::string localName(AllocaInst *AI) {
+  for (DbgVariableRecord *DVR : findDVRDeclares(AI))
+    return "'" + DVR->getVariable()->getName().str() + "'";
+  for (DbgDeclareInst *DDI : findDbgDeclares(AI))
+    return "'" + DDI->getVariable()->getName().str() + "'";
+  if (AI->hasName())
+    return "'" + AI->getName().str() + "'";
+  std::optional<TypeSize> Size =
+      AI->getAllocationSize(AI->getDataLayout());
+  return "a " +
+         (Size ? std::to_string(Size->getKnownMinValue()) + "-byte"
+               : std::string("variable-size")) +
+         " local";
 }
 
 void checkStep(Function &F, const char *Step) {
@@ -131,11 +155,23 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     });
   }
 
+  inferCaptures(M, P);
   ThunkCache Thunks(M);
   for (Function *F : Work) {
     ForeignCallStats FS;
     SpillStats SS;
     FrameMapStats MS;
+    PinStats PS;
+    OptimizationRemarkEmitter PinORE(F);
+    pinAllocas(*F, findEscapingAllocas(*F), PS,
+               [&](AllocaInst *AI, StringRef Why) {
+                 PinORE.emit([&] {
+                   return OptimizationRemark("copystack", "MovedOffStack", AI)
+                          << "'" << F->getName() << "': " << localName(AI)
+                          << " moved off the copyable stack: " << Why;
+                 });
+               });
+    checkStep(*F, "pinned allocas");
     memIntrinsicsToCalls(*F);
     rewriteForeignCalls(*F, P, Thunks, FS);
     checkStep(*F, "foreign calls");
@@ -146,8 +182,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     checkStep(*F, "frame maps");
     setAttributes(*F);
 
-    OptimizationRemarkEmitter ORE(F);
-    ORE.emit([&] {
+    PinORE.emit([&] {
       return OptimizationRemark("copystack", "Instrumented", F)
              << "'" << F->getName() << "': " << ore::NV("Objects", MS.Objects)
              << " stack objects (" << ore::NV("PointerWords", MS.PointerWords)
@@ -156,7 +191,8 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
              << " scanned whole), " << ore::NV("Spilled", SS.Values)
              << " values spilled across safepoints, "
              << ore::NV("Foreign", FS.Foreign) << " foreign and "
-             << ore::NV("Dispatched", FS.Dispatched) << " dispatched calls";
+             << ore::NV("Dispatched", FS.Dispatched) << " dispatched calls, "
+             << ore::NV("Pinned", PS.Static + PS.Dynamic) << " pinned locals";
     });
   }
   if (!Work.empty())

@@ -1,6 +1,7 @@
 //===- Policy.cpp - which functions run on copyable stacks ----------------===//
 #include "Policy.h"
 #include "ArgLayout.h"
+#include "PinnedAllocas.h"
 
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -8,11 +9,6 @@
 using namespace llvm;
 
 namespace copystack {
-
-// Objects aligned beyond 16 bytes make LLVM realign the frame, and then
-// locals are addressed from %rsp or a base pointer rather than %rbp: their
-// offsets are no longer constants the map can record.
-static constexpr uint64_t MaxStackAlign = 16;
 
 static const Function *calledFunction(const CallBase &CB) {
   return dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
@@ -62,18 +58,11 @@ std::string Policy::whyNot(const Function &F) const {
         F.hasParamAttribute(No, Attribute::Preallocated))
       return "it takes an inalloca or preallocated argument";
   }
+  std::string Why;
+  if (!canPinDynamicAllocas(F, Why))
+    return Why;
   for (const BasicBlock &BB : F) {
     for (const Instruction &I : BB) {
-      if (auto *AI = dyn_cast<AllocaInst>(&I)) {
-        if (!AI->isStaticAlloca())
-          return "it allocates stack dynamically (alloca() or a "
-                 "variable-length array)";
-        if (AI->getAlign().value() > MaxStackAlign)
-          return "a local is aligned to " +
-                 std::to_string(AI->getAlign().value()) +
-                 " bytes, which needs a realigned frame";
-        continue;
-      }
       auto *CB = dyn_cast<CallBase>(&I);
       if (!CB)
         continue;

@@ -40,6 +40,9 @@ inline constexpr llvm::StringLiteral ModuleFlag = "copystack.instrumented";
 inline constexpr llvm::StringLiteral NoSplitAttr = "copystack-nosplit";
 /// On the load of a foreign call's result: the callee returns fresh memory.
 inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";
+/// On pinned-area addresses and the loads of the pinned area's bounds: never
+/// a stack address, so never a value that needs a slot.
+inline constexpr llvm::StringLiteral PinnedMD = "copystack.pinned";
 /// Marks functions the pass generated (thunks, resolvers).
 inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
 } // namespace names

@@ -42,6 +42,9 @@ bool neverPointsIntoStack(const Value *V) {
     if (auto *LI = dyn_cast<LoadInst>(O))
       if (LI->getMetadata(names::NoAliasResultMD))
         continue;
+    if (auto *I = dyn_cast<Instruction>(O))
+      if (I->getMetadata(names::PinnedMD))
+        continue;
     return false;
   }
   return !Objects.empty();

@@ -122,7 +122,8 @@ bool mayCarryPointerBits(const Value *Root) {
     if (!Seen.insert(V).second)
       continue;
     if (auto *LI = dyn_cast<LoadInst>(V)) {
-      if (LI->getFunction()->hasOptNone())
+      if (LI->getFunction()->hasOptNone() ||
+          LI->getMetadata("copystack.pinned"))
         continue;
       if (!namesNonPointerScalar(tbaaAccessTypeName(LI)))
         return true;

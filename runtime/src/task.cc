@@ -4,6 +4,7 @@
 #include "config.h"
 #include "fatal.h"
 #include "frame_info.h"
+#include "pin.h"
 #include "stats.h"
 #include "thread.h"
 #include "verify.h"
@@ -66,8 +67,11 @@ void run_to_completion(Task *t) {
   th.task_lo = t->stack.lo;
   th.task_hi = t->stack.hi;
   th.task_limit = limit_for(t->stack);
+  load_pins(th, PinState{}); // the task's pinned area starts empty
   __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
   CS_CHECK(t->done, "a task switched back to its runner before finishing");
+  PinState left = save_pins(th);
+  free_pins(left);
   th = saved;
   write_limit(saved_limit);
 }

@@ -11,12 +11,15 @@
 
 #include "arch/x86_64/asm_offsets.h"
 
+#include "copystack/abi.h"
+
 #include <cstddef>
 #include <cstdint>
 
 namespace copystack {
 
 struct Task;
+struct PinChunk;
 
 struct Thread {
   uintptr_t sched_sp;
@@ -25,6 +28,12 @@ struct Thread {
   uintptr_t task_lo;
   uintptr_t task_hi;
   uintptr_t foreign_sp;
+  // The pinned area of the running task (or of the thread outside tasks):
+  // instrumented code bumps pin_top down between pin_lo and pin_hi.
+  uintptr_t pin_top;
+  uintptr_t pin_lo;
+  uintptr_t pin_hi;
+  PinChunk *pin_chunk; // the current chunk; its header links the previous
 };
 
 static_assert(offsetof(Thread, sched_sp) == THREAD_SCHED_SP, "asm_offsets.h");
@@ -35,6 +44,9 @@ static_assert(offsetof(Thread, task_lo) == THREAD_TASK_LO, "asm_offsets.h");
 static_assert(offsetof(Thread, task_hi) == THREAD_TASK_HI, "asm_offsets.h");
 static_assert(offsetof(Thread, foreign_sp) == THREAD_FOREIGN_SP,
               "asm_offsets.h");
+static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
+static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
+static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");
 
 // The split-stack limit of the calling thread (%fs:0x70).
 inline uintptr_t read_limit() {

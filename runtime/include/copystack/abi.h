@@ -101,10 +101,41 @@
 #define COPYSTACK_GPR_R8 4
 #define COPYSTACK_GPR_R9 5
 
+/* Locals whose address may outlive their frame or be stored where no map
+ * can see it live in the pinned area instead: a per-task LIFO area that
+ * never moves (Go's "moved to heap"). Instrumented code allocates there
+ * inline, through three fields of the runtime's per-thread state, the
+ * initial-exec TLS symbol __copystack_thread:
+ *
+ *     top   the next free byte + 1; allocation goes down
+ *     lo    the lowest usable byte of the current chunk
+ *     hi    the highest: top when the chunk is empty
+ *
+ * A frame allocates N bytes aligned to A when top - lo >= N + A - 1 by
+ * setting top = (top - N) & -A, and otherwise calls
+ * __copystack_pin_grow(copystack_pin_request *) through the foreign-call
+ * trampoline; it gives its bytes back by restoring the top it found,
+ * directly when that value lies in [lo, hi], through
+ * __copystack_pin_release(copystack_pin_request *) otherwise. */
+#define COPYSTACK_THREAD_SYMBOL "__copystack_thread"
+#define COPYSTACK_THREAD_PIN_TOP 48
+#define COPYSTACK_THREAD_PIN_LO 56
+#define COPYSTACK_THREAD_PIN_HI 64
+
 #ifndef __ASSEMBLER__
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The argument of __copystack_pin_grow and __copystack_pin_release. */
+typedef struct copystack_pin_request {
+  uint64_t size;   /* grow: bytes; release: the top to restore */
+  uint64_t align;  /* grow: a power of two */
+  uint64_t result; /* grow: the allocation (the new top) */
+} copystack_pin_request;
+
+void __copystack_pin_grow(void *request);
+void __copystack_pin_release(void *request);
 
 /* A location in a frame that may hold pointers into the stack. */
 typedef struct copystack_object {

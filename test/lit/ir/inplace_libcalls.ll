@@ -16,6 +16,6 @@ define i64 @f(ptr %s) {
   %e = call ptr @getenv(ptr %s)
   ret i64 %n
 }
-; DECL: declare i64 @strlen(ptr) #[[NLB:[0-9]+]]
-; DECL: attributes #[[NLB]] = { nonlazybind }
+; DECL: declare i64 @strlen(ptr nocapture) #[[NLB:[0-9]+]]
+; DECL: attributes #[[NLB]] = { {{.*}}nonlazybind{{.*}} }
 ; DECL: !{i32 7, !"RtLibUseGOT", i32 1}

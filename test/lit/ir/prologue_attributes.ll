@@ -7,4 +7,4 @@ target triple = "x86_64-pc-linux-gnu"
 define void @f() {
   ret void
 }
-; CHECK: attributes #[[ATTRS]] = { nonlazybind uwtable "frame-pointer"="all" "split-stack" }
+; CHECK: attributes #[[ATTRS]] = { nonlazybind uwtable "frame-pointer"="all" "no-realign-stack" "split-stack" }

@@ -10,19 +10,18 @@ define void @variadic(i32 %n, ...) {
   ret void
 }
 
-; CHECK-DAG: remark: <unknown>:0:0: 'vla' runs on the system stack: it allocates stack dynamically
-define void @vla(i64 %n) {
+; CHECK-DAG: remark: <unknown>:0:0: 'odd_restore' runs on the system stack: it restores a stack pointer that does not come straight from llvm.stacksave
+define void @odd_restore(i64 %n, i1 %c) {
+  %s1 = call ptr @llvm.stacksave.p0()
+  %s2 = call ptr @llvm.stacksave.p0()
+  %s = select i1 %c, ptr %s1, ptr %s2
   %a = alloca i32, i64 %n
   store volatile i32 0, ptr %a
+  call void @llvm.stackrestore.p0(ptr %s)
   ret void
 }
-
-; CHECK-DAG: remark: <unknown>:0:0: 'overaligned' runs on the system stack: a local is aligned to 64 bytes
-define void @overaligned() {
-  %a = alloca i32, align 64
-  store volatile i32 0, ptr %a
-  ret void
-}
+declare ptr @llvm.stacksave.p0()
+declare void @llvm.stackrestore.p0(ptr)
 
 ; CHECK-DAG: remark: <unknown>:0:0: 'jumps' runs on the system stack: it calls 'setjmp', which returns twice
 define void @jumps(ptr %buf) {

@@ -1,0 +1,313 @@
+//===- EscapeAnalysis.cpp - locals that cannot stay on a copyable stack --===//
+#include "EscapeAnalysis.h"
+#include "TypeLayout.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/CaptureTracking.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BuildLibCalls.h"
+
+using namespace llvm;
+
+namespace copystack {
+
+namespace {
+
+// The variadic arguments of these are read or written through, never kept.
+bool isFormattedIO(StringRef Name) {
+  static const char *const Names[] = {
+      "printf",  "fprintf", "sprintf", "snprintf", "dprintf", "scanf",
+      "fscanf",  "sscanf",  "syslog",  "__printf_chk", "__fprintf_chk",
+      "__sprintf_chk", "__snprintf_chk", "__isoc99_scanf", "__isoc99_fscanf",
+      "__isoc99_sscanf", "__isoc23_scanf", "__isoc23_fscanf",
+      "__isoc23_sscanf"};
+  for (const char *N : Names)
+    if (Name == N)
+      return true;
+  return false;
+}
+
+bool isFormattedIOVararg(const CallBase &CB, const Use &U) {
+  const Function *F = CB.getCalledFunction();
+  if (!F || !F->isVarArg() || !isFormattedIO(F->getName()))
+    return false;
+  return CB.isArgOperand(&U) &&
+         CB.getArgOperandNo(&U) >= F->getFunctionType()->getNumParams();
+}
+
+std::string calleeName(const CallBase &CB) {
+  if (const Function *F =
+          dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts()))
+    return "'" + F->getName().str() + "'";
+  return "an indirect call";
+}
+
+// Does an integer made from an address leave as a value? Comparisons and
+// arithmetic that ends in comparisons are fine; memory, calls, returns and
+// conversions back to pointers are not.
+bool integerEscapes(const Value *Root) {
+  SmallVector<const Value *, 8> Work{Root};
+  SmallPtrSet<const Value *, 8> Seen;
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    for (const User *U : V->users()) {
+      if (isa<ICmpInst>(U) || isa<BranchInst>(U) || isa<SwitchInst>(U))
+        continue;
+      if (isa<BinaryOperator>(U) || isa<TruncInst>(U) || isa<ZExtInst>(U) ||
+          isa<SExtInst>(U) || isa<FreezeInst>(U) || isa<SelectInst>(U) ||
+          isa<PHINode>(U)) {
+        Work.push_back(U);
+        continue;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool isAccessThrough(const Use &U) {
+  const auto *I = cast<Instruction>(U.getUser());
+  if (isa<StoreInst>(I))
+    return U.getOperandNo() == StoreInst::getPointerOperandIndex();
+  if (isa<AtomicRMWInst>(I))
+    return U.getOperandNo() == AtomicRMWInst::getPointerOperandIndex();
+  if (isa<AtomicCmpXchgInst>(I))
+    return U.getOperandNo() == AtomicCmpXchgInst::getPointerOperandIndex();
+  return false;
+}
+
+class Tracker : public CaptureTracker {
+public:
+  explicit Tracker(const SmallPtrSetImpl<AllocaInst *> &Locals)
+      : Locals(Locals) {}
+
+  bool Captured = false;
+  std::string Why;
+  SmallVector<AllocaInst *, 2> StoredInto;
+
+  void tooManyUses() override {
+    capture("its address has too many uses to follow");
+  }
+
+  bool captured(const Use *U) override {
+    auto *I = cast<Instruction>(U->getUser());
+    // LLVM counts volatile accesses through an address as captures (the
+    // access is observable); they do not hand the address to anyone.
+    if (isa<LoadInst>(I) || isAccessThrough(*U))
+      return false;
+    if (auto *SI = dyn_cast<StoreInst>(I)) {
+      if (U->getOperandNo() == 0) {
+        const Value *Dst = getUnderlyingObject(SI->getPointerOperand());
+        if (auto *B = dyn_cast<AllocaInst>(const_cast<Value *>(Dst)))
+          if (Locals.count(B)) {
+            StoredInto.push_back(B);
+            return false;
+          }
+      }
+      return capture("its address is stored where no frame map can see it");
+    }
+    if (auto *CB = dyn_cast<CallBase>(I)) {
+      if (CB->isInlineAsm())
+        return false; // inline asm operands are trusted not to be kept
+      if (isFormattedIOVararg(*CB, *U))
+        return false;
+      return capture("its address is passed to " + calleeName(*CB) +
+                     ", which may keep it");
+    }
+    if (auto *PI = dyn_cast<PtrToIntInst>(I)) {
+      if (!integerEscapes(PI))
+        return false;
+      return capture("its address is converted to an integer");
+    }
+    if (isa<ReturnInst>(I))
+      return capture("its address is returned");
+    return capture(std::string("its address escapes through ") +
+                   I->getOpcodeName());
+  }
+
+private:
+  const SmallPtrSetImpl<AllocaInst *> &Locals;
+
+  bool capture(std::string Reason) {
+    Captured = true;
+    Why = std::move(Reason);
+    return true;
+  }
+};
+
+// Strict capture: any store or capturing call counts. For values loaded
+// out of a local, whose provenance the analysis does not follow.
+class StrictTracker : public CaptureTracker {
+public:
+  bool Captured = false;
+  void tooManyUses() override { Captured = true; }
+  bool captured(const Use *U) override {
+    if (isa<LoadInst>(U->getUser()) || isAccessThrough(*U))
+      return false;
+    auto *CB = dyn_cast<CallBase>(U->getUser());
+    if (CB && CB->isInlineAsm())
+      return false;
+    if (CB && isFormattedIOVararg(*CB, *U))
+      return false;
+    Captured = true;
+    return true;
+  }
+};
+
+// Does local B hand out what it holds: is it passed to a call, copied from,
+// or does a pointer loaded from it escape? Then the addresses stored in it
+// escape with it.
+bool leaksContents(AllocaInst *B) {
+  SmallVector<const Value *, 8> Work{B};
+  SmallPtrSet<const Value *, 8> Seen;
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    for (const Use &U : V->uses()) {
+      const auto *I = cast<Instruction>(U.getUser());
+      if (isa<GetElementPtrInst>(I) || isa<BitCastInst>(I) ||
+          isa<AddrSpaceCastInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I)) {
+        Work.push_back(I);
+        continue;
+      }
+      if (const auto *LI = dyn_cast<LoadInst>(I)) {
+        if (!containsStackPointer(LI->getType()) && !mayCarryPointerBits(LI))
+          continue;
+        StrictTracker T;
+        PointerMayBeCaptured(LI, &T);
+        if (T.Captured)
+          return true;
+        continue;
+      }
+      if (isa<StoreInst>(I) || isa<ICmpInst>(I))
+        continue;
+      if (const auto *II = dyn_cast<IntrinsicInst>(I)) {
+        switch (II->getIntrinsicID()) {
+        case Intrinsic::lifetime_start:
+        case Intrinsic::lifetime_end:
+        case Intrinsic::memset:
+        case Intrinsic::memset_inline:
+          continue;
+        case Intrinsic::memcpy:
+        case Intrinsic::memcpy_inline:
+        case Intrinsic::memmove:
+          if (U.getOperandNo() == 0)
+            continue; // written, not read
+          return true;
+        default:
+          return true;
+        }
+      }
+      if (const auto *CB = dyn_cast<CallBase>(I))
+        if (CB->isInlineAsm())
+          continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool bindsLocally(const Function &F) {
+  return !F.isDeclaration() &&
+         (F.hasLocalLinkage() || (F.hasExternalLinkage() && F.isDSOLocal()));
+}
+
+} // namespace
+
+void inferCaptures(Module &M, const Policy &P) {
+  TargetLibraryInfoImpl TLII{Triple(M.getTargetTriple())};
+  TargetLibraryInfo TLI(TLII);
+  for (Function &F : M)
+    if (F.isDeclaration() && !F.isIntrinsic())
+      inferNonMandatoryLibFuncAttrs(F, TLI);
+
+  SmallVector<Argument *, 32> Assumed;
+  for (Function &F : M) {
+    if (!P.isInstrumented(F) || !bindsLocally(F))
+      continue;
+    for (Argument &A : F.args())
+      if (A.getType()->isPointerTy() && !A.hasByValAttr() &&
+          !A.hasNoCaptureAttr()) {
+        A.addAttr(Attribute::NoCapture);
+        Assumed.push_back(&A);
+      }
+  }
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Argument *A : Assumed)
+      if (A->hasNoCaptureAttr() &&
+          PointerMayBeCaptured(A, /*ReturnCaptures=*/true,
+                               /*StoreCaptures=*/true)) {
+        A->removeAttr(Attribute::NoCapture);
+        Changed = true;
+      }
+  }
+}
+
+MapVector<AllocaInst *, std::string> findEscapingAllocas(Function &F) {
+  SmallPtrSet<AllocaInst *, 16> Locals;
+  SmallVector<AllocaInst *, 16> Order;
+  for (Instruction &I : F.getEntryBlock())
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      if (AI->isStaticAlloca()) {
+        Locals.insert(AI);
+        Order.push_back(AI);
+      }
+
+  MapVector<AllocaInst *, std::string> Escaping;
+  DenseMap<AllocaInst *, SmallVector<AllocaInst *, 2>> Into;
+  for (AllocaInst *A : Order) {
+    Tracker T(Locals);
+    PointerMayBeCaptured(A, &T);
+    if (T.Captured)
+      Escaping[A] = T.Why;
+    else if (!T.StoredInto.empty())
+      Into[A] = T.StoredInto;
+  }
+
+  DenseMap<AllocaInst *, bool> Leaks;
+  auto leaks = [&](AllocaInst *B) {
+    auto It = Leaks.find(B);
+    if (It != Leaks.end())
+      return It->second;
+    bool L = leaksContents(B);
+    Leaks[B] = L;
+    return L;
+  };
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (auto &[A, Bs] : Into) {
+      if (Escaping.count(A))
+        continue;
+      for (AllocaInst *B : Bs) {
+        bool BEscapes = Escaping.count(B);
+        if (BEscapes || leaks(B)) {
+          Escaping[A] = "its address is stored in another local, which " +
+                        std::string(BEscapes ? "leaves the stack itself"
+                                             : "hands out what it holds");
+          Changed = true;
+          break;
+        }
+      }
+    }
+  }
+  // Program order, for stable remarks and layouts.
+  MapVector<AllocaInst *, std::string> Ordered;
+  for (AllocaInst *A : Order) {
+    auto It = Escaping.find(A);
+    if (It != Escaping.end())
+      Ordered[A] = It->second;
+  }
+  return Ordered;
+}
+
+} // namespace copystack

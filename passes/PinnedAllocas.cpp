@@ -1,0 +1,345 @@
+//===- PinnedAllocas.cpp - locals that live off the copyable stack -------===//
+#include "PinnedAllocas.h"
+#include "Policy.h"
+
+#include "copystack/abi.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace copystack {
+
+// Static allocas aligned beyond this make LLVM realign the frame.
+static constexpr uint64_t MaxFrameAlign = 16;
+
+bool canPinDynamicAllocas(const Function &F, std::string &Why) {
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (II->getIntrinsicID() == Intrinsic::stackrestore) {
+          auto *Save = dyn_cast<IntrinsicInst>(II->getArgOperand(0));
+          if (!Save || Save->getIntrinsicID() != Intrinsic::stacksave) {
+            Why = "it restores a stack pointer that does not come straight "
+                  "from llvm.stacksave";
+            return false;
+          }
+        }
+  return true;
+}
+
+namespace {
+
+class Pinner {
+public:
+  explicit Pinner(Function &F)
+      : F(F), M(*F.getParent()), C(F.getContext()), DL(M.getDataLayout()),
+        I64(Type::getInt64Ty(C)), Ptr(PointerType::get(C, 0)) {}
+
+  bool run(const MapVector<AllocaInst *, std::string> &Escaping,
+           PinStats &Stats, const PinRemark &Remark) {
+    hoistEntryAllocas();
+    SmallVector<std::pair<AllocaInst *, std::string>, 8> Static;
+    SmallVector<AllocaInst *, 4> Dynamic;
+    for (auto &[AI, Why] : Escaping)
+      Static.push_back({AI, Why});
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+          if (!AI->isStaticAlloca())
+            Dynamic.push_back(AI);
+          else if (AI->getAlign().value() > MaxFrameAlign &&
+                   !Escaping.count(AI))
+            Static.push_back(
+                {AI, "it is aligned to " +
+                         std::to_string(AI->getAlign().value()) +
+                         " bytes, beyond what a frame keeps without "
+                         "realigning"});
+        }
+    bool HasEH = false, HasSetjmp = false;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        HasEH |= isa<LandingPadInst>(I);
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          HasSetjmp |= CB->hasFnAttr(Attribute::ReturnsTwice);
+      }
+    if (Static.empty() && Dynamic.empty() && !HasEH && !HasSetjmp)
+      return false;
+
+    for (auto &[AI, Why] : Static)
+      Remark(AI, Why);
+    for (AllocaInst *AI : Dynamic)
+      Remark(AI, "its size is known only at run time");
+
+    BasicBlock &Entry = F.getEntryBlock();
+    Req = IRBuilder<>(&Entry, Entry.getFirstInsertionPt())
+              .CreateAlloca(StructType::get(C, {I64, I64, I64}), nullptr,
+                            "pin.req");
+    IRBuilder<> B(&Entry, Entry.getFirstNonPHIOrDbgOrAlloca());
+    Value *Th = thread(B);
+    Mark = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_TOP),
+                               "pin.mark"));
+    Value *After = Mark;
+    if (!Static.empty()) {
+      After = pinStatic(B, Static);
+      Stats.Static += Static.size();
+    }
+    for (AllocaInst *AI : Dynamic)
+      pinDynamic(AI);
+    Stats.Dynamic += Dynamic.size();
+    if (!Dynamic.empty())
+      pairStackRestores();
+
+    SmallVector<Instruction *, 8> Exits, Pads, Jumps;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        if (isa<ReturnInst>(I) || isa<ResumeInst>(I))
+          Exits.push_back(&I);
+        else if (isa<LandingPadInst>(I))
+          Pads.push_back(&I);
+        else if (auto *CB = dyn_cast<CallBase>(&I))
+          if (CB->hasFnAttr(Attribute::ReturnsTwice))
+            Jumps.push_back(&I);
+      }
+    for (Instruction *I : Exits)
+      restore(I, Mark);
+    // A landing pad may still use this frame's pinned locals: put the top
+    // back to just below them. With dynamic ones live at unknown depth,
+    // leave the top alone (the frame's exit gives everything back).
+    if (Dynamic.empty()) {
+      for (Instruction *I : Pads)
+        restore(&*I->getParent()->getFirstInsertionPt(), After);
+      for (Instruction *I : Jumps)
+        restoreAfter(I, After);
+    }
+    return true;
+  }
+
+private:
+  Function &F;
+  Module &M;
+  LLVMContext &C;
+  const DataLayout &DL;
+  Type *I64;
+  PointerType *Ptr;
+  AllocaInst *Req = nullptr;
+  Value *Mark = nullptr;
+
+  // The address of the calling thread's __copystack_thread, recomputed at
+  // every use: a task may move to another thread between two of them, and
+  // llvm.threadlocal.address would be merged across calls.
+  Value *thread(IRBuilder<> &B) {
+    auto *Ty = FunctionType::get(Ptr, false);
+    InlineAsm *IA = InlineAsm::get(
+        Ty,
+        "movq " COPYSTACK_THREAD_SYMBOL "@gottpoff(%rip), $0\n\t"
+        "addq %fs:0, $0",
+        "=r", /*hasSideEffects=*/true);
+    return B.CreateCall(IA, {}, "cs.thread");
+  }
+
+  Value *field(IRBuilder<> &B, Value *Th, uint64_t Offset) {
+    return B.CreateConstGEP1_64(B.getInt8Ty(), Th, Offset);
+  }
+
+  FunctionCallee runtime(StringRef Name) {
+    return M.getOrInsertFunction(Name,
+                                 FunctionType::get(Type::getVoidTy(C), {Ptr},
+                                                   false));
+  }
+
+  void foreignCall(IRBuilder<> &B, StringRef Name) {
+    FunctionCallee Fn = runtime(Name);
+    CallInst *Call = B.CreateCall(
+        M.getOrInsertFunction(
+            names::ForeignCall,
+            FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr}, false)),
+        {Fn.getCallee(), Req});
+    Call->setDoesNotThrow();
+  }
+
+  Value *reqField(IRBuilder<> &B, unsigned I) {
+    return B.CreateStructGEP(Req->getAllocatedType(), Req, I);
+  }
+
+  // Allocates Size bytes aligned to Align at B's insertion point; returns
+  // the new top (the allocation) as an integer. B ends in the join block.
+  Value *allocate(IRBuilder<> &B, Value *Size, uint64_t Align) {
+    Value *Th = thread(B);
+    Value *TopP = field(B, Th, COPYSTACK_THREAD_PIN_TOP);
+    Value *Top = tagged(B.CreateLoad(I64, TopP));
+    Value *Lo = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_LO)));
+    Value *Need = B.CreateAdd(Size, B.getInt64(Align - 1));
+    Value *Fits = B.CreateICmpUGE(B.CreateSub(Top, Lo), Need);
+    Instruction *ThenT, *ElseT;
+    MDNode *Likely = MDBuilder(C).createLikelyBranchWeights();
+    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &ThenT, &ElseT,
+                                  Likely);
+    IRBuilder<> Fast(ThenT);
+    Value *New = Fast.CreateAnd(Fast.CreateSub(Top, Size),
+                                Fast.getInt64(~(Align - 1)));
+    Fast.CreateStore(New, TopP);
+    IRBuilder<> Slow(ElseT);
+    Slow.CreateStore(Size, reqField(Slow, 0));
+    Slow.CreateStore(Slow.getInt64(Align), reqField(Slow, 1));
+    foreignCall(Slow, "__copystack_pin_grow");
+    Value *Got = tagged(Slow.CreateLoad(I64, reqField(Slow, 2)));
+    BasicBlock *Join = ThenT->getSuccessor(0);
+    B.SetInsertPoint(Join, Join->getFirstInsertionPt());
+    PHINode *Phi = B.CreatePHI(I64, 2, "pin.top");
+    Phi->addIncoming(New, ThenT->getParent());
+    Phi->addIncoming(Got, ElseT->getParent());
+    return Phi;
+  }
+
+  Value *pinnedPointer(IRBuilder<> &B, Value *Int) {
+    auto *P = cast<Instruction>(B.CreateIntToPtr(Int, Ptr, "pinned"));
+    P->setMetadata(names::PinnedMD, MDNode::get(C, {}));
+    return P;
+  }
+
+  static void dropLifetimeMarkers(AllocaInst *AI) {
+    SmallVector<Instruction *, 4> Dead;
+    for (User *U : AI->users())
+      if (auto *II = dyn_cast<IntrinsicInst>(U))
+        if (II->isLifetimeStartOrEnd())
+          Dead.push_back(II);
+    for (Instruction *I : Dead)
+      I->eraseFromParent();
+  }
+
+  Value *pinStatic(IRBuilder<> &B,
+                   ArrayRef<std::pair<AllocaInst *, std::string>> Static) {
+    // Lay the locals out in one block, each at its own alignment.
+    uint64_t Offset = 0, MaxAlign = 16;
+    SmallVector<uint64_t, 8> Offsets;
+    for (auto &[AI, Why] : Static) {
+      uint64_t A = AI->getAlign().value();
+      MaxAlign = std::max(MaxAlign, A);
+      Offset = alignTo(Offset, A);
+      Offsets.push_back(Offset);
+      Offset += AI->getAllocationSize(DL)->getFixedValue();
+    }
+    uint64_t Total = alignTo(std::max<uint64_t>(Offset, 1), MaxAlign);
+    Value *Base = allocate(B, B.getInt64(Total), MaxAlign);
+    Value *BaseP = pinnedPointer(B, Base);
+    // B inserts before the first instruction after the split, which may be
+    // a lifetime marker about to go: make every address first.
+    SmallVector<Value *, 8> At;
+    for (unsigned I = 0; I < Static.size(); ++I)
+      At.push_back(B.CreateConstGEP1_64(B.getInt8Ty(), BaseP, Offsets[I],
+                                        Static[I].first->getName() +
+                                            ".pinned"));
+    for (unsigned I = 0; I < Static.size(); ++I) {
+      AllocaInst *AI = Static[I].first;
+      dropLifetimeMarkers(AI);
+      AI->replaceAllUsesWith(At[I]);
+      AI->eraseFromParent();
+    }
+    B.SetInsertPoint(cast<Instruction>(BaseP)->getParent(),
+                     std::next(cast<Instruction>(At.back())->getIterator()));
+    return Base;
+  }
+
+  void pinDynamic(AllocaInst *AI) {
+    IRBuilder<> B(AI);
+    uint64_t Elem = DL.getTypeAllocSize(AI->getAllocatedType());
+    Value *Count = B.CreateZExtOrTrunc(AI->getArraySize(), I64);
+    Value *Size = B.CreateMul(Count, B.getInt64(Elem));
+    uint64_t Align = std::max<uint64_t>(AI->getAlign().value(), 16);
+    Value *Top = allocate(B, Size, Align);
+    Value *P = pinnedPointer(B, Top);
+    dropLifetimeMarkers(AI);
+    AI->replaceAllUsesWith(P);
+    AI->eraseFromParent();
+  }
+
+  // Puts the pinned top back to V before I.
+  void restore(Instruction *I, Value *V) {
+    IRBuilder<> B(I);
+    Value *Th = thread(B);
+    Value *Lo = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_LO)));
+    Value *Hi = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_HI)));
+    Value *InChunk = B.CreateICmpULE(B.CreateSub(V, Lo), B.CreateSub(Hi, Lo));
+    Instruction *ThenT, *ElseT;
+    SplitBlockAndInsertIfThenElse(InChunk, I->getIterator(), &ThenT, &ElseT,
+                                  MDBuilder(C).createLikelyBranchWeights());
+    IRBuilder<> Fast(ThenT);
+    Fast.CreateStore(V, field(Fast, Th, COPYSTACK_THREAD_PIN_TOP));
+    IRBuilder<> Slow(ElseT);
+    Slow.CreateStore(V, reqField(Slow, 0));
+    foreignCall(Slow, "__copystack_pin_release");
+  }
+
+  void restoreAfter(Instruction *I, Value *V) {
+    if (auto *II = dyn_cast<InvokeInst>(I)) {
+      BasicBlock *Normal = II->getNormalDest();
+      if (!Normal->getSinglePredecessor())
+        Normal = SplitEdge(II->getParent(), Normal);
+      restore(&*Normal->getFirstInsertionPt(), V);
+      return;
+    }
+    restore(I->getNextNode(), V);
+  }
+
+  // The entry block is split below its allocas; allocas the optimizer left
+  // further down must not end up below the split.
+  void hoistEntryAllocas() {
+    BasicBlock &Entry = F.getEntryBlock();
+    Instruction *First = &*Entry.getFirstNonPHIOrDbgOrAlloca();
+    SmallVector<AllocaInst *, 8> Late;
+    for (auto It = First->getIterator(); It != Entry.end(); ++It)
+      if (auto *AI = dyn_cast<AllocaInst>(&*It))
+        if (isa<ConstantInt>(AI->getArraySize()))
+          Late.push_back(AI);
+    for (AllocaInst *AI : Late)
+      AI->moveBefore(First);
+  }
+
+  // Pinned-area words are never stack addresses: keep them out of slots.
+  Value *tagged(LoadInst *LI) {
+    LI->setMetadata(names::PinnedMD, MDNode::get(C, {}));
+    return LI;
+  }
+
+  // A stackrestore ends the scope of the dynamic allocas since its
+  // stacksave: give their pinned bytes back there too.
+  void pairStackRestores() {
+    SmallVector<IntrinsicInst *, 4> Saves;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *II = dyn_cast<IntrinsicInst>(&I))
+          if (II->getIntrinsicID() == Intrinsic::stacksave)
+            Saves.push_back(II);
+    for (IntrinsicInst *Save : Saves) {
+      SmallVector<Instruction *, 4> Restores;
+      for (User *U : Save->users())
+        if (auto *II = dyn_cast<IntrinsicInst>(U))
+          if (II->getIntrinsicID() == Intrinsic::stackrestore)
+            Restores.push_back(II);
+      if (Restores.empty())
+        continue;
+      IRBuilder<> B(Save->getNextNode());
+      Value *Th = thread(B);
+      Value *Top =
+          tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_TOP)));
+      for (Instruction *R : Restores)
+        restore(R, Top);
+    }
+  }
+};
+
+} // namespace
+
+bool pinAllocas(Function &F,
+                const MapVector<AllocaInst *, std::string> &Escaping,
+                PinStats &Stats, const PinRemark &Remark) {
+  return Pinner(F).run(Escaping, Stats, Remark);
+}
+
+} // namespace copystack

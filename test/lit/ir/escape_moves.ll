@@ -1,0 +1,38 @@
+; Locals whose address may outlive the frame or sit where no map can see it
+; move to the pinned area (Go's "moved to heap"), with a remark saying why.
+; RUN: %opt -passes=copystack -pass-remarks=copystack -S %s 2>&1 | FileCheck %s
+target triple = "x86_64-pc-linux-gnu"
+
+@keep = global ptr null
+declare void @register_callback(ptr)
+declare void @inspect(ptr nocapture)
+
+; CHECK-DAG: remark: <unknown>:0:0: 'f': 'global_kept' moved off the copyable stack: its address is stored where no frame map can see it
+; CHECK-DAG: remark: <unknown>:0:0: 'f': 'passed_on' moved off the copyable stack: its address is passed to 'register_callback', which may keep it
+; CHECK-DAG: remark: <unknown>:0:0: 'f': 'as_integer' moved off the copyable stack: its address is converted to an integer
+; CHECK-DAG: remark: <unknown>:0:0: 'f': 'in_leaky_local' moved off the copyable stack: its address is stored in another local, which hands out what it holds
+define void @f() {
+  %global_kept = alloca i32
+  %passed_on = alloca i32
+  %as_integer = alloca i32
+  %in_leaky_local = alloca i32
+  %holder = alloca ptr
+  store ptr %global_kept, ptr @keep
+  call void @register_callback(ptr %passed_on)
+  %i = ptrtoint ptr %as_integer to i64
+  %back = inttoptr i64 %i to ptr
+  store i32 0, ptr %back
+  store ptr %in_leaky_local, ptr %holder
+  call void @inspect(ptr %holder)
+  ret void
+}
+; The pinned block: inline allocation from the thread's pinned area, the
+; runtime when the chunk is full, and the top given back on return.
+; CHECK-LABEL: define void @f()
+; CHECK:       %pin.mark = load i64
+; CHECK:       call void @__copystack_foreign_call(ptr @__copystack_pin_grow, ptr %pin.req)
+; CHECK:       %pinned = inttoptr i64 %pin.top to ptr, !copystack.pinned
+; CHECK:       %global_kept.pinned = getelementptr i8, ptr %pinned, i64 0
+; CHECK:       store ptr %global_kept.pinned, ptr @keep
+; CHECK:       store i64 %pin.mark, ptr
+; CHECK:       call void @__copystack_foreign_call(ptr @__copystack_pin_release, ptr %pin.req)
