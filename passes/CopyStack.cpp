@@ -65,17 +65,64 @@ void memIntrinsicsToCalls(Function &F) {
   }
 }
 
-void insertLandingPadHooks(Function &F) {
-  Module &M = *F.getParent();
-  FunctionCallee Hook = M.getOrInsertFunction(
-      names::LandingPad, FunctionType::get(Type::getVoidTy(M.getContext()),
-                                           false));
+// Exceptions on copyable stacks (docs/design.md, "Exceptions"):
+//  - every landing pad first re-establishes the stack limit (foreign code
+//    that threw unwound into it with the limit still 0);
+//  - libgcc's phase 2 recognizes the handler frame by the CFA phase 1
+//    recorded in _Unwind_Exception.private_2. A cleanup that grows the
+//    stack before it resumes makes that a stale address: each landing pad
+//    keeps it in a slot the frame map describes as a pointer, and puts the
+//    (relocated) value back before resuming;
+//  - resume becomes a call to _Unwind_Resume that ForeignCalls then sends
+//    to the thread's stack: the unwinder needs far more than the guard.
+void prepareExceptions(Function &F) {
+  SmallVector<LandingPadInst *, 4> Pads;
+  SmallVector<ResumeInst *, 4> Resumes;
   for (BasicBlock &BB : F)
-    if (auto *LP = dyn_cast<LandingPadInst>(BB.getFirstNonPHI())) {
-      IRBuilder<> B(LP->getNextNode());
-      CallInst *Call = B.CreateCall(Hook);
-      Call->setDoesNotThrow();
+    for (Instruction &I : BB) {
+      if (auto *LP = dyn_cast<LandingPadInst>(&I))
+        Pads.push_back(LP);
+      else if (auto *R = dyn_cast<ResumeInst>(&I))
+        Resumes.push_back(R);
     }
+  if (Pads.empty())
+    return;
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  Type *Ptr = PointerType::get(C, 0);
+  FunctionCallee Hook = M.getOrInsertFunction(
+      names::LandingPad, FunctionType::get(Type::getVoidTy(C), false));
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> EB(&Entry, Entry.getFirstInsertionPt());
+  AllocaInst *ExcSlot = EB.CreateAlloca(Ptr, nullptr, "eh.exception");
+  AllocaInst *CfaSlot = EB.CreateAlloca(Ptr, nullptr, "eh.handler_cfa");
+  // _Unwind_Exception: { u64 class, ptr cleanup, u64 private_1,
+  // u64 private_2 }.
+  constexpr uint64_t Private2 = 24;
+  for (LandingPadInst *LP : Pads) {
+    IRBuilder<> B(LP->getNextNode());
+    B.CreateCall(Hook)->setDoesNotThrow();
+    Value *Exc = B.CreateExtractValue(LP, 0);
+    B.CreateStore(Exc, ExcSlot);
+    B.CreateStore(B.CreateLoad(Ptr, B.CreateConstGEP1_64(B.getInt8Ty(), Exc,
+                                                         Private2)),
+                  CfaSlot);
+  }
+  FunctionCallee Resume = M.getOrInsertFunction(
+      "_Unwind_Resume", FunctionType::get(Type::getVoidTy(C), {Ptr}, false));
+  for (ResumeInst *R : Resumes) {
+    IRBuilder<> B(R);
+    Value *Exc = B.CreateExtractValue(R->getValue(), 0);
+    Value *Same = B.CreateICmpEQ(Exc, B.CreateLoad(Ptr, ExcSlot));
+    Value *Field = B.CreateConstGEP1_64(B.getInt8Ty(), Exc, Private2);
+    Value *Saved = B.CreateLoad(Ptr, CfaSlot);
+    B.CreateStore(B.CreateSelect(Same, Saved, B.CreateLoad(Ptr, Field)),
+                  Field);
+    CallInst *Call = B.CreateCall(Resume, {Exc});
+    Call->setDoesNotReturn();
+    B.CreateUnreachable();
+    R->eraseFromParent();
+  }
 }
 
 void setAttributes(Function &F) {
@@ -173,9 +220,9 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
                });
     checkStep(*F, "pinned allocas");
     memIntrinsicsToCalls(*F);
+    prepareExceptions(*F);
     rewriteForeignCalls(*F, P, Thunks, FS);
     checkStep(*F, "foreign calls");
-    insertLandingPadHooks(*F);
     spillAcrossSafepoints(*F, P, SS);
     checkStep(*F, "safepoint spills");
     emitFrameMap(*F, MS);

@@ -71,7 +71,10 @@ struct Reader {
     return v;
   }
   // Reads an encoded pointer; false for encodings this reader rejects.
-  bool encoded(uint8_t enc, uintptr_t datarel, uintptr_t &out) {
+  // Skipping a value (the personality routine's, say) accepts any
+  // application, indirect included.
+  bool encoded(uint8_t enc, uintptr_t datarel, uintptr_t &out,
+               bool skip_only = false) {
     if (enc == kPeOmit)
       return false;
     uintptr_t here = reinterpret_cast<uintptr_t>(p);
@@ -87,6 +90,10 @@ struct Reader {
     case kPeSdata4: v = static_cast<uintptr_t>(fixed<int32_t>()); break;
     case kPeSdata8: v = static_cast<uintptr_t>(fixed<int64_t>()); break;
     default: return false;
+    }
+    if (skip_only) {
+      out = v;
+      return true;
     }
     switch (enc & 0x70) {
     case 0: break;
@@ -149,7 +156,7 @@ bool parse_cie(const uint8_t *cie, Cie &out, const char **why) {
       case 'L': r.u8(); break;
       case 'P': {
         uint8_t enc = r.u8();
-        if (!r.encoded(enc, 0, ignored)) {
+        if (!r.encoded(enc, 0, ignored, /*skip_only=*/true)) {
           *why = "unsupported personality encoding in a CIE";
           return false;
         }

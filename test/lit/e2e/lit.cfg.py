@@ -19,6 +19,11 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 opt = f"-{config.cs_opt} -g"
 config.substitutions.append(("%cc", f"{config.cs_bin}/copystack-cc {opt}"))
 config.substitutions.append(("%cxx", f"{config.cs_bin}/copystack-c++ {opt}"))
+# The same program built without copystack: its output is the reference.
+clang = os.path.join(config.cs_llvm_bin, "clang")
+plain = f"{opt} -I{config.cs_include} -L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack"
+config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
+config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = "env COPYSTACK_VERIFY=1"
 if config.cs_mode == "stress":
     run += " COPYSTACK_STRESS=1"
