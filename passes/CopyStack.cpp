@@ -15,6 +15,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
 
@@ -125,6 +126,45 @@ void prepareExceptions(Function &F) {
   }
 }
 
+// setjmp on a copyable stack (docs/design.md, "setjmp"): a slot the frame
+// map describes as COPYSTACK_OBJ_JMPBUF_REF holds the jmp_buf this frame
+// last passed to setjmp, so the runtime relocates the %rsp, %rbp and
+// registers saved in it; and after every return of setjmp the task's limit
+// is put back (a longjmp from foreign code arrives with it still 0).
+void prepareSetjmp(Function &F) {
+  SmallVector<CallBase *, 2> Calls;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (CB->hasFnAttr(Attribute::ReturnsTwice))
+          Calls.push_back(CB);
+  if (Calls.empty())
+    return;
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  Type *Ptr = PointerType::get(C, 0);
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> EB(&Entry, Entry.getFirstInsertionPt());
+  AllocaInst *Slot = EB.CreateAlloca(Ptr, nullptr, "cs.jmpbuf");
+  Slot->setMetadata(names::JmpBufMD, MDNode::get(C, {}));
+  EB.SetInsertPoint(&Entry, Entry.getFirstNonPHIOrDbgOrAlloca());
+  EB.CreateStore(ConstantPointerNull::get(PointerType::get(C, 0)), Slot);
+  FunctionCallee Hook = M.getOrInsertFunction(
+      names::LandingPad, FunctionType::get(Type::getVoidTy(C), false));
+  for (CallBase *CB : Calls) {
+    IRBuilder<> B(CB);
+    B.CreateStore(CB->getArgOperand(0), Slot);
+    Instruction *After = CB->getNextNode();
+    if (auto *II = dyn_cast<InvokeInst>(CB)) {
+      BasicBlock *Normal = II->getNormalDest();
+      if (!Normal->getSinglePredecessor())
+        Normal = SplitEdge(II->getParent(), Normal);
+      After = &*Normal->getFirstInsertionPt();
+    }
+    IRBuilder<>(After).CreateCall(Hook)->setDoesNotThrow();
+  }
+}
+
 void setAttributes(Function &F) {
   F.addFnAttr("split-stack");
   F.addFnAttr("frame-pointer", "all");
@@ -221,6 +261,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     checkStep(*F, "pinned allocas");
     memIntrinsicsToCalls(*F);
     prepareExceptions(*F);
+    prepareSetjmp(*F);
     rewriteForeignCalls(*F, P, Thunks, FS);
     checkStep(*F, "foreign calls");
     spillAcrossSafepoints(*F, P, SS);

@@ -32,6 +32,7 @@ struct Object {
   uint64_t Size = 0;
   WordLayout Layout;
   uint16_t Flags = 0;
+  bool JmpBufRef = false;
 };
 
 StructType *objectType(LLVMContext &C) {
@@ -82,6 +83,7 @@ private:
       O.Size = Size->getFixedValue();
       O.Layout = describeStackObject(DL, AI, AI->getAllocatedType(), O.Size);
       O.Flags = COPYSTACK_OBJF_ESCAPED;
+      O.JmpBufRef = AI->getMetadata(names::JmpBufMD) != nullptr;
       // Words are read at 8-byte steps from the object's start; a pointer
       // copied into a byte buffer sits at an 8-aligned address only if the
       // buffer itself is 8-aligned.
@@ -148,7 +150,10 @@ private:
       BitVector &P = O.Layout.Pointers;
       P.resize(wordsFor(O.Size));
       ++Stats.Objects;
-      if (P.none()) {
+      if (O.JmpBufRef) {
+        Kind = COPYSTACK_OBJ_JMPBUF_REF;
+        ++Stats.PointerWords;
+      } else if (P.none()) {
         Kind = COPYSTACK_OBJ_NO_POINTERS;
       } else if (P.all()) {
         Kind = COPYSTACK_OBJ_ALL_WORDS;

@@ -28,11 +28,20 @@ bool isInPlaceLibcall(StringRef Name) {
       "memcpy",  "mempcpy", "memmove", "memset",   "memcmp",  "bcmp",
       "memchr",  "memrchr", "rawmemchr", "strlen", "strnlen", "strcmp",
       "strncmp", "strchr",  "strchrnul", "strrchr", "strcpy", "stpcpy",
-      "strncpy", "stpncpy", "strcat"};
+      "strncpy", "stpncpy", "strcat",
+      // Leaves that save or restore the caller's own registers and stack:
+      // on the thread's stack they would save or restore the wrong one.
+      "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "longjmp", "_longjmp",
+      "siglongjmp", "__longjmp_chk"};
   for (const char *N : Names)
     if (Name == N)
       return true;
   return false;
+}
+
+bool isSetjmp(StringRef Name) {
+  return Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" ||
+         Name == "__sigsetjmp";
 }
 
 std::string Policy::whyNot(const Function &F) const {
@@ -71,8 +80,10 @@ std::string Policy::whyNot(const Function &F) const {
           return "it already uses llvm.localescape";
       if (CB->hasFnAttr(Attribute::ReturnsTwice)) {
         const Function *G = calledFunction(*CB);
-        return "it calls '" + (G ? G->getName().str() : std::string("?")) +
-               "', which returns twice (setjmp)";
+        if (!G || !isSetjmp(G->getName()))
+          return "it calls '" +
+                 (G ? G->getName().str() : std::string("?")) +
+                 "', which returns twice and is not setjmp";
       }
       if (isa<CallBrInst>(CB) && !CB->isInlineAsm())
         return "it contains a callbr";
@@ -140,6 +151,8 @@ CallKind Policy::classify(const CallBase &CB) const {
 }
 
 bool Policy::isSafepoint(const CallBase &CB) const {
+  if (CB.hasFnAttr(Attribute::ReturnsTwice))
+    return true;
   switch (classify(CB)) {
   case CallKind::NotACall:
   case CallKind::Foreign:

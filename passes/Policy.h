@@ -43,6 +43,8 @@ inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";
 /// On pinned-area addresses and the loads of the pinned area's bounds: never
 /// a stack address, so never a value that needs a slot.
 inline constexpr llvm::StringLiteral PinnedMD = "copystack.pinned";
+/// On the slot that holds the jmp_buf a frame last passed to setjmp.
+inline constexpr llvm::StringLiteral JmpBufMD = "copystack.jmpbuf";
 /// Marks functions the pass generated (thunks, resolvers).
 inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
 } // namespace names
@@ -52,6 +54,12 @@ inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
 /// calls back, so they fit the guard band. They are bound at load time
 /// (nonlazybind), so no PLT resolver runs on a task stack either.
 bool isInPlaceLibcall(llvm::StringRef Name);
+
+/// setjmp and its kin: called in place (they save their caller's frame),
+/// and treated as safepoints, since the second return follows a longjmp
+/// that may come after the stack moved.
+bool isSetjmp(llvm::StringRef Name);
+
 
 enum class CallKind {
   NotACall,   ///< inline asm, intrinsics, in-place libcalls: cannot move the

@@ -457,8 +457,14 @@ void flatten_words(FrameInfo &fi) {
     if (fi.csr_offset[i])
       w.push_back(16 + fi.csr_offset[i]);
   const copystack_frame_map &m = *fi.map;
+  std::vector<int32_t> jb;
   for (uint32_t i = 0; i < m.nobjects; ++i) {
     const copystack_object &o = m.objects[i];
+    if (o.kind == COPYSTACK_OBJ_JMPBUF_REF) {
+      w.push_back(o.offset);
+      jb.push_back(o.offset);
+      continue;
+    }
     uint32_t nw = o.size / 8;
     for (uint32_t k = 0; k < nw; ++k) {
       bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
@@ -467,6 +473,12 @@ void flatten_words(FrameInfo &fi) {
       if (ptr)
         w.push_back(o.offset + static_cast<int32_t>(8 * k));
     }
+  }
+  if (!jb.empty()) {
+    auto *j = new int32_t[jb.size()];
+    std::copy(jb.begin(), jb.end(), j);
+    fi.jmpbufs = j;
+    fi.njmpbufs = static_cast<uint32_t>(jb.size());
   }
   if (w.empty())
     return;

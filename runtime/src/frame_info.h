@@ -37,6 +37,10 @@ struct FrameInfo {
   const Run *runs = nullptr;
   uint32_t nruns = 0;
   int32_t lowest = 0, highest = 0;
+  // Offsets of COPYSTACK_OBJ_JMPBUF_REF slots (also in runs: the slot is a
+  // pointer itself), whose jmp_bufs are relocated after the slot.
+  const int32_t *jmpbufs = nullptr;
+  uint32_t njmpbufs = 0;
   const char *name() const { return map ? map->name : "?"; }
 };
 

@@ -77,6 +77,47 @@ void Relocator::scan_all(uintptr_t lo, size_t bytes) {
     adjust(reinterpret_cast<uintptr_t *>(a));
 }
 
+namespace {
+
+// glibc's x86-64 jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc; rbp, rsp and pc
+// are mangled with the thread's pointer guard (tcbhead_t.pointer_guard,
+// %fs:0x30): rol(value ^ guard, 0x11).
+enum { kJbRbx, kJbRbp, kJbR12, kJbR13, kJbR14, kJbR15, kJbRsp, kJbPc };
+
+uintptr_t pointer_guard() {
+  uintptr_t g;
+  __asm__("movq %%fs:0x30, %0" : "=r"(g));
+  return g;
+}
+uintptr_t demangle(uintptr_t v) {
+  return ((v >> 0x11) | (v << (64 - 0x11))) ^ pointer_guard();
+}
+uintptr_t mangle(uintptr_t v) {
+  v ^= pointer_guard();
+  return (v << 0x11) | (v >> (64 - 0x11));
+}
+
+} // namespace
+
+// The jmp_buf a frame last passed to setjmp. The slot itself was relocated
+// with the frame's words; the jmp_buf may be anywhere (a local of this or an
+// outer frame, a global, the heap).
+void Relocator::jmpbuf(uintptr_t slot) {
+  auto *jb = *reinterpret_cast<uintptr_t **>(slot);
+  if (!jb)
+    return;
+  for (int i : {kJbRbx, kJbR12, kJbR13, kJbR14, kJbR15})
+    adjust(&jb[i]);
+  for (int i : {kJbRbp, kJbRsp}) {
+    uintptr_t v = demangle(jb[i]);
+    if (v - old_.lo < old_.hi - old_.lo) {
+      jb[i] = mangle(v + delta_);
+      ++adjusted_;
+    }
+  }
+  known(reinterpret_cast<uintptr_t>(jb), 8 * (kJbPc + 1));
+}
+
 void Relocator::object(uintptr_t rbp, const copystack_object &o,
                        const copystack_frame_map &map) {
   uintptr_t base = rbp + static_cast<intptr_t>(o.offset);
@@ -89,6 +130,10 @@ void Relocator::object(uintptr_t rbp, const copystack_object &o,
   case COPYSTACK_OBJ_ALL_WORDS:
     scan_all(base, o.size);
     known(base, o.size);
+    return;
+  case COPYSTACK_OBJ_JMPBUF_REF:
+    adjust(reinterpret_cast<uintptr_t *>(base));
+    jmpbuf(base);
     return;
   case COPYSTACK_OBJ_BITMAP: {
     const uint64_t *bits = map.bitmaps + o.bitmap;
@@ -201,6 +246,8 @@ void Relocator::run(const WalkStart &s) {
             ++adjusted_;
           }
       }
+      for (uint32_t i = 0; i < fi->njmpbufs; ++i)
+        jmpbuf(rbp + fi->jmpbufs[i]);
     }
     auto *saved_rbp = reinterpret_cast<uintptr_t *>(rbp);
     adjust(saved_rbp);

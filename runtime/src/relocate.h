@@ -105,6 +105,7 @@ private:
   void object(uintptr_t rbp, const copystack_object &o,
               const copystack_frame_map &map);
   void scan_all(uintptr_t lo, size_t bytes);
+  void jmpbuf(uintptr_t slot);
   [[noreturn]] void broken(const char *what, uintptr_t at) const;
 };
 

@@ -78,6 +78,12 @@
 #define COPYSTACK_OBJ_BITMAP 1       /* words marked in the bitmap are pointers */
 #define COPYSTACK_OBJ_ALL_WORDS 2    /* every aligned word may be a pointer */
 #define COPYSTACK_OBJ_NO_POINTERS 3  /* known to hold no pointer (verify mode) */
+#define COPYSTACK_OBJ_JMPBUF_REF 4   /* an 8-byte slot holding a pointer to the
+                                        glibc jmp_buf this frame last passed
+                                        to setjmp (or null): the jmp_buf's
+                                        saved %rsp and %rbp (mangled with the
+                                        thread's pointer guard) and callee-saved
+                                        registers may point into the stack */
 
 /* copystack_object.flags */
 #define COPYSTACK_OBJF_ESCAPED 1     /* offset comes from the resolve helper */
