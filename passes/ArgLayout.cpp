@@ -2,6 +2,7 @@
 #include "ArgLayout.h"
 
 #include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Alignment.h"
 #include "llvm/Support/MathExtras.h"
@@ -28,27 +29,29 @@ bool isModelledCallingConv(const Function &F) {
 
 namespace {
 
+/// One argument as the assignment sees it, from a function or a call.
+struct ArgDesc {
+  llvm::Value *V = nullptr;
+  Type *Ty = nullptr;
+  Type *ByValTy = nullptr;  ///< byval(T): the copy's type
+  MaybeAlign Align;         ///< align(N) on a byval argument
+  bool Unmodelled = false;  ///< nest, swift*, inalloca, preallocated
+};
+
 class Assigner {
 public:
   Assigner(const DataLayout &DL, ArgLayout &Out) : DL(DL), Out(Out) {}
 
-  void assignArgument(Argument &A) {
-    const Function &F = *A.getParent();
-    unsigned No = A.getArgNo();
-    if (Type *ByValTy = F.getParamByValType(No)) {
-      assignByVal(A, ByValTy);
+  void assign(const ArgDesc &A) {
+    if (A.ByValTy) {
+      assignByVal(A);
       return;
     }
-    if (F.hasParamAttribute(No, Attribute::Nest) ||
-        F.hasParamAttribute(No, Attribute::SwiftSelf) ||
-        F.hasParamAttribute(No, Attribute::SwiftError) ||
-        F.hasParamAttribute(No, Attribute::SwiftAsync) ||
-        F.hasParamAttribute(No, Attribute::InAlloca) ||
-        F.hasParamAttribute(No, Attribute::Preallocated)) {
+    if (A.Unmodelled) {
       Out.Conservative = true;
       return;
     }
-    assignLeaves(A, A.getType());
+    assignLeaves(A, A.Ty);
   }
 
 private:
@@ -65,12 +68,12 @@ private:
     return Offset;
   }
 
-  void assignByVal(Argument &A, Type *T) {
-    const Function &F = *A.getParent();
+  void assignByVal(const ArgDesc &A) {
+    Type *T = A.ByValTy;
     uint64_t Size = std::max<uint64_t>(DL.getTypeAllocSize(T), 8);
     uint64_t Align = DL.getABITypeAlign(T).value();
-    if (MaybeAlign PA = F.getParamAlign(A.getArgNo()))
-      Align = PA->value();
+    if (A.Align)
+      Align = A.Align->value();
     Align = std::max<uint64_t>(Align, 8);
     uint64_t Offset = allocateStack(Size, Align);
     StackArgObject O;
@@ -78,15 +81,12 @@ private:
     O.Size = Size;
     O.Layout = layoutOf(DL, T);
     O.Layout.Pointers.resize(wordsFor(Size));
-    O.Arg = &A;
+    O.Arg = A.V;
     O.ByVal = true;
-    if (Out.ByValOffset.size() <= A.getArgNo())
-      Out.ByValOffset.resize(A.getArgNo() + 1, -1);
-    Out.ByValOffset[A.getArgNo()] = static_cast<int64_t>(Offset);
     Out.StackObjects.push_back(std::move(O));
   }
 
-  void assignLeaves(Argument &A, Type *T) {
+  void assignLeaves(const ArgDesc &A, Type *T) {
     if (auto *ST = dyn_cast<StructType>(T)) {
       for (Type *E : ST->elements())
         assignLeaves(A, E);
@@ -100,7 +100,7 @@ private:
     assignScalar(A, T);
   }
 
-  void assignGPROrStack(Argument &A, bool IsPointer) {
+  void assignGPROrStack(const ArgDesc &A, bool IsPointer) {
     if (GPRs < NumGPRs) {
       if (IsPointer)
         Out.GPRPointerMask |= 1u << GPRs;
@@ -114,7 +114,7 @@ private:
       O.Size = 8;
       O.Layout.Pointers.resize(1);
       O.Layout.Pointers.set(0);
-      O.Arg = &A;
+      O.Arg = A.V;
       Out.StackObjects.push_back(std::move(O));
     }
   }
@@ -127,7 +127,7 @@ private:
     allocateStack(StackSize, StackAlign);
   }
 
-  void assignScalar(Argument &A, Type *T) {
+  void assignScalar(const ArgDesc &A, Type *T) {
     if (isStackPointerType(T)) {
       assignGPROrStack(A, /*IsPointer=*/true);
       return;
@@ -187,6 +187,15 @@ private:
 
 } // namespace
 
+static bool unmodelledParam(const AttributeList &Attrs, unsigned No) {
+  for (Attribute::AttrKind K :
+       {Attribute::Nest, Attribute::SwiftSelf, Attribute::SwiftError,
+        Attribute::SwiftAsync, Attribute::InAlloca, Attribute::Preallocated})
+    if (Attrs.hasParamAttr(No, K))
+      return true;
+  return false;
+}
+
 ArgLayout computeArgLayout(const Function &F) {
   ArgLayout Out;
   if (!isModelledCallingConv(F)) {
@@ -194,8 +203,37 @@ ArgLayout computeArgLayout(const Function &F) {
     return Out;
   }
   Assigner A(F.getParent()->getDataLayout(), Out);
-  for (Argument &Arg : const_cast<Function &>(F).args())
-    A.assignArgument(Arg);
+  for (Argument &Arg : const_cast<Function &>(F).args()) {
+    unsigned No = Arg.getArgNo();
+    ArgDesc D;
+    D.V = &Arg;
+    D.Ty = Arg.getType();
+    D.ByValTy = F.getParamByValType(No);
+    D.Align = F.getParamAlign(No);
+    D.Unmodelled = unmodelledParam(F.getAttributes(), No);
+    A.assign(D);
+  }
+  return Out;
+}
+
+ArgLayout computeCallLayout(const CallBase &CB) {
+  ArgLayout Out;
+  if (CB.getCallingConv() != CallingConv::C &&
+      CB.getCallingConv() != CallingConv::Fast &&
+      CB.getCallingConv() != CallingConv::Cold) {
+    Out.Conservative = true;
+    return Out;
+  }
+  Assigner A(CB.getModule()->getDataLayout(), Out);
+  for (unsigned No = 0, E = CB.arg_size(); No != E; ++No) {
+    ArgDesc D;
+    D.V = CB.getArgOperand(No);
+    D.Ty = D.V->getType();
+    D.ByValTy = CB.getParamByValType(No);
+    D.Align = CB.getParamAlign(No);
+    D.Unmodelled = unmodelledParam(CB.getAttributes(), No);
+    A.assign(D);
+  }
   return Out;
 }
 

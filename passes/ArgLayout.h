@@ -30,6 +30,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
 
 namespace copystack {
 
@@ -38,7 +39,7 @@ struct StackArgObject {
   uint64_t Offset = 0; ///< from the first stack-argument byte (CFA)
   uint64_t Size = 0;
   WordLayout Layout;
-  llvm::Argument *Arg = nullptr; ///< the IR argument
+  llvm::Value *Arg = nullptr; ///< the IR argument, or the call's operand
   bool ByVal = false;
 };
 
@@ -46,8 +47,6 @@ struct ArgLayout {
   uint32_t GPRPointerMask = 0;
   uint64_t StackBytes = 0;
   llvm::SmallVector<StackArgObject, 4> StackObjects;
-  /// Stack offset of each byval argument, by argument number.
-  llvm::SmallVector<int64_t, 8> ByValOffset;
   bool Conservative = false;
   bool VectorPointers = false;
 };
@@ -56,6 +55,10 @@ struct ArgLayout {
 bool isModelledCallingConv(const llvm::Function &F);
 
 ArgLayout computeArgLayout(const llvm::Function &F);
+
+/// The same assignment for the arguments a call passes, variadic ones
+/// included: where they sit in the caller's outgoing-argument area.
+ArgLayout computeCallLayout(const llvm::CallBase &CB);
 
 } // namespace copystack
 

@@ -6,6 +6,7 @@
 #include "PinnedAllocas.h"
 #include "Policy.h"
 #include "SafepointSpills.h"
+#include "VarargShims.h"
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/DebugInfo.h"
@@ -166,7 +167,10 @@ void prepareSetjmp(Function &F) {
 }
 
 void setAttributes(Function &F) {
-  F.addFnAttr("split-stack");
+  // A variadic shim has no prologue check (LLVM refuses one): its frame
+  // fits the guard band's budget, and the body it calls checks at once.
+  if (!F.hasFnAttribute(names::VarargShimAttr))
+    F.addFnAttr("split-stack");
   F.addFnAttr("frame-pointer", "all");
   // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
   // over-aligned locals are pinned, and AVX spills use unaligned moves.
@@ -223,6 +227,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     return PreservedAnalyses::all();
   M.addModuleFlag(Module::Warning, names::ModuleFlag, 1);
 
+  splitVariadicFunctions(M);
   Policy P(M);
   SmallVector<Function *, 32> Work;
   for (Function &F : M) {
@@ -250,7 +255,10 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     FrameMapStats MS;
     PinStats PS;
     OptimizationRemarkEmitter PinORE(F);
-    pinAllocas(*F, findEscapingAllocas(*F), PS,
+    MapVector<AllocaInst *, std::string> Escaping;
+    if (!F->hasFnAttribute(names::VarargShimAttr))
+      Escaping = findEscapingAllocas(*F);
+    pinAllocas(*F, Escaping, PS,
                [&](AllocaInst *AI, StringRef Why) {
                  PinORE.emit([&] {
                    return OptimizationRemark("copystack", "MovedOffStack", AI)

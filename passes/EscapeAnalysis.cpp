@@ -252,12 +252,28 @@ void inferCaptures(Module &M, const Policy &P) {
   }
 }
 
+// A va_list that va_start or va_copy filled holds addresses of the frame's
+// register save area and of the caller's outgoing arguments, written by the
+// intrinsic where no store shows them: it must stay where the maps can
+// describe it (a va_list is used until va_end, never after its frame).
+static SmallPtrSet<const Value *, 4> vaLists(Function &F) {
+  SmallPtrSet<const Value *, 4> Lists;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (II->getIntrinsicID() == Intrinsic::vastart ||
+            II->getIntrinsicID() == Intrinsic::vacopy)
+          Lists.insert(getUnderlyingObject(II->getArgOperand(0)));
+  return Lists;
+}
+
 MapVector<AllocaInst *, std::string> findEscapingAllocas(Function &F) {
   SmallPtrSet<AllocaInst *, 16> Locals;
   SmallVector<AllocaInst *, 16> Order;
+  SmallPtrSet<const Value *, 4> Lists = vaLists(F);
   for (Instruction &I : F.getEntryBlock())
     if (auto *AI = dyn_cast<AllocaInst>(&I))
-      if (AI->isStaticAlloca()) {
+      if (AI->isStaticAlloca() && !Lists.count(AI)) {
         Locals.insert(AI);
         Order.push_back(AI);
       }

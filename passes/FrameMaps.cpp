@@ -3,6 +3,7 @@
 #include "ArgLayout.h"
 #include "Policy.h"
 #include "StackObjects.h"
+#include "VarargShims.h"
 
 #include "copystack/abi.h"
 
@@ -56,6 +57,7 @@ public:
   void run() {
     collectAllocas();
     collectArguments();
+    collectOutgoing();
     Function *Resolve = emitEscapeAndResolver();
     GlobalVariable *Map = emitMap(Resolve);
     emitPrefix(Map);
@@ -84,6 +86,8 @@ private:
       O.Layout = describeStackObject(DL, AI, AI->getAllocatedType(), O.Size);
       O.Flags = COPYSTACK_OBJF_ESCAPED;
       O.JmpBufRef = AI->getMetadata(names::JmpBufMD) != nullptr;
+      if (AI->getMetadata(names::ShimVaListMD))
+        O.Flags |= COPYSTACK_OBJF_REG_SAVE_AREA;
       // Words are read at 8-byte steps from the object's start; a pointer
       // copied into a byte buffer sits at an 8-aligned address only if the
       // buffer itself is 8-aligned.
@@ -106,6 +110,46 @@ private:
       O.Flags = COPYSTACK_OBJF_ARGUMENT;
       Objects.push_back(std::move(O));
     }
+  }
+
+  // Variadic arguments this function passes on the stack: the callee (a
+  // shim) cannot describe them, the caller knows their types.
+  void collectOutgoing() {
+    WordLayout L;
+    uint64_t Bytes = 0;
+    bool All = false;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB || CB->isInlineAsm() || !CB->getFunctionType()->isVarArg())
+          continue;
+        if (auto *G = CB->getCalledFunction())
+          if (G->isIntrinsic())
+            continue;
+        ArgLayout Call = computeCallLayout(*CB);
+        Bytes = std::max(Bytes, Call.StackBytes);
+        All |= Call.Conservative;
+        for (StackArgObject &SA : Call.StackObjects) {
+          SA.Layout.Pointers.resize(wordsFor(SA.Size));
+          for (unsigned W : SA.Layout.Pointers.set_bits()) {
+            uint64_t Word = SA.Offset / WordSize + W;
+            if (Word >= L.Pointers.size())
+              L.Pointers.resize(Word + 1);
+            L.Pointers.set(Word);
+          }
+        }
+      }
+    if (!Bytes || (!All && L.Pointers.none()))
+      return;
+    Object O;
+    O.Offset = 0;
+    O.Size = alignTo(Bytes, WordSize);
+    O.Layout = L;
+    O.Layout.Pointers.resize(wordsFor(O.Size));
+    if (All)
+      O.Layout.Pointers.set();
+    O.Flags = COPYSTACK_OBJF_OUTGOING;
+    Objects.push_back(std::move(O));
   }
 
   Function *emitEscapeAndResolver() {

@@ -448,40 +448,24 @@ const char *symbol_name(uintptr_t pc) {
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(pc), &info) && info.dli_sname)
     return info.dli_sname;
+  // Static functions have no dynamic symbol; instrumented ones have a map.
+  const char *why;
+  if (const uint8_t *fde = find_fde(pc, &why)) {
+    Fde f;
+    if (parse_fde(fde, pc, f, &why) && is_instrumented(
+                                           reinterpret_cast<void *>(f.begin)))
+      if (const copystack_frame_map *m = map_for_entry(f.begin))
+        return m->name;
+  }
   return "<unknown>";
 }
 
-void flatten_words(FrameInfo &fi) {
-  std::vector<int32_t> w;
-  for (int i = 0; i < kNumCsr; ++i)
-    if (fi.csr_offset[i])
-      w.push_back(16 + fi.csr_offset[i]);
-  const copystack_frame_map &m = *fi.map;
-  std::vector<int32_t> jb;
-  for (uint32_t i = 0; i < m.nobjects; ++i) {
-    const copystack_object &o = m.objects[i];
-    if (o.kind == COPYSTACK_OBJ_JMPBUF_REF) {
-      w.push_back(o.offset);
-      jb.push_back(o.offset);
-      continue;
-    }
-    uint32_t nw = o.size / 8;
-    for (uint32_t k = 0; k < nw; ++k) {
-      bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
-                 (o.kind == COPYSTACK_OBJ_BITMAP &&
-                  (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
-      if (ptr)
-        w.push_back(o.offset + static_cast<int32_t>(8 * k));
-    }
-  }
-  if (!jb.empty()) {
-    auto *j = new int32_t[jb.size()];
-    std::copy(jb.begin(), jb.end(), j);
-    fi.jmpbufs = j;
-    fi.njmpbufs = static_cast<uint32_t>(jb.size());
-  }
+namespace {
+
+const FrameInfo::Run *make_runs(std::vector<int32_t> &w, uint32_t &n) {
+  n = 0;
   if (w.empty())
-    return;
+    return nullptr;
   std::sort(w.begin(), w.end());
   w.erase(std::unique(w.begin(), w.end()), w.end());
   std::vector<FrameInfo::Run> runs;
@@ -494,10 +478,54 @@ void flatten_words(FrameInfo &fi) {
   }
   auto *r = new FrameInfo::Run[runs.size()];
   std::copy(runs.begin(), runs.end(), r);
-  fi.runs = r;
-  fi.nruns = static_cast<uint32_t>(runs.size());
-  fi.lowest = w.front();
-  fi.highest = w.back() + 8;
+  n = static_cast<uint32_t>(runs.size());
+  return r;
+}
+
+const int32_t *make_list(const std::vector<int32_t> &v, uint32_t &n) {
+  n = static_cast<uint32_t>(v.size());
+  if (v.empty())
+    return nullptr;
+  auto *p = new int32_t[v.size()];
+  std::copy(v.begin(), v.end(), p);
+  return p;
+}
+
+} // namespace
+
+void flatten_words(FrameInfo &fi) {
+  std::vector<int32_t> w, out, jb, rs;
+  for (int i = 0; i < kNumCsr; ++i)
+    if (fi.csr_offset[i])
+      w.push_back(16 + fi.csr_offset[i]);
+  const copystack_frame_map &m = *fi.map;
+  for (uint32_t i = 0; i < m.nobjects; ++i) {
+    const copystack_object &o = m.objects[i];
+    std::vector<int32_t> &to = (o.flags & COPYSTACK_OBJF_OUTGOING) ? out : w;
+    if (o.kind == COPYSTACK_OBJ_JMPBUF_REF) {
+      w.push_back(o.offset);
+      jb.push_back(o.offset);
+      continue;
+    }
+    if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
+      rs.push_back(o.offset);
+    uint32_t nw = o.size / 8;
+    for (uint32_t k = 0; k < nw; ++k) {
+      bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
+                 (o.kind == COPYSTACK_OBJ_BITMAP &&
+                  (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
+      if (ptr)
+        to.push_back(o.offset + static_cast<int32_t>(8 * k));
+    }
+  }
+  fi.jmpbufs = make_list(jb, fi.njmpbufs);
+  fi.regsaves = make_list(rs, fi.nregsaves);
+  fi.outgoing = make_runs(out, fi.noutgoing);
+  if (!w.empty()) {
+    fi.lowest = *std::min_element(w.begin(), w.end());
+    fi.highest = *std::max_element(w.begin(), w.end()) + 8;
+  }
+  fi.runs = make_runs(w, fi.nruns);
 }
 
 static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {

@@ -41,6 +41,14 @@ struct FrameInfo {
   // pointer itself), whose jmp_bufs are relocated after the slot.
   const int32_t *jmpbufs = nullptr;
   uint32_t njmpbufs = 0;
+  // Offsets of va_lists whose register save area is in this frame (a
+  // variadic shim's), relocated after the frame's words.
+  const int32_t *regsaves = nullptr;
+  uint32_t nregsaves = 0;
+  // COPYSTACK_OBJF_OUTGOING words, as runs from the frame's bottom (the
+  // callee's CFA) rather than from %rbp.
+  const Run *outgoing = nullptr;
+  uint32_t noutgoing = 0;
   const char *name() const { return map ? map->name : "?"; }
 };
 

@@ -118,9 +118,42 @@ void Relocator::jmpbuf(uintptr_t slot) {
   known(reinterpret_cast<uintptr_t>(jb), 8 * (kJbPc + 1));
 }
 
-void Relocator::object(uintptr_t rbp, const copystack_object &o,
+// A va_list a variadic shim started: its register save area (in the
+// shim's frame) holds the six integer argument registers, which may be
+// pointers; the pointers of the va_list itself were relocated already.
+void Relocator::reg_save_area(uintptr_t va_list) {
+  uintptr_t rsa = reinterpret_cast<uintptr_t *>(va_list)[2];
+  if (!rsa)
+    return;
+  if (rsa < new_.lo || rsa + 48 > new_.hi)
+    broken("a va_list's register save area lies outside the stack", rsa);
+  for (int i = 0; i < 6; ++i)
+    adjust(reinterpret_cast<uintptr_t *>(rsa) + i);
+}
+
+void Relocator::runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n) {
+  const uintptr_t lo = old_.lo, size = old_.size();
+  for (uint32_t i = 0; i < n; ++i) {
+    auto *p = reinterpret_cast<uintptr_t *>(base + r[i].offset);
+    uint32_t words = r[i].words;
+    if (words >= 8) {
+      adjusted_ += adjust_run(p, words, lo, size, delta_);
+      continue;
+    }
+    for (uint32_t k = 0; k < words; ++k) // short runs: no call
+      if (p[k] - lo < size) {
+        p[k] += delta_;
+        ++adjusted_;
+      }
+  }
+}
+
+void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
+                       const copystack_object &o,
                        const copystack_frame_map &map) {
-  uintptr_t base = rbp + static_cast<intptr_t>(o.offset);
+  uintptr_t base = (o.flags & COPYSTACK_OBJF_OUTGOING)
+                       ? frame_lo + static_cast<intptr_t>(o.offset)
+                       : rbp + static_cast<intptr_t>(o.offset);
   if (base < new_.lo || base + o.size > new_.hi)
     broken("a frame map object lies outside the stack", base);
   switch (o.kind) {
@@ -130,6 +163,8 @@ void Relocator::object(uintptr_t rbp, const copystack_object &o,
   case COPYSTACK_OBJ_ALL_WORDS:
     scan_all(base, o.size);
     known(base, o.size);
+    if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
+      reg_save_area(base);
     return;
   case COPYSTACK_OBJ_JMPBUF_REF:
     adjust(reinterpret_cast<uintptr_t *>(base));
@@ -142,6 +177,8 @@ void Relocator::object(uintptr_t rbp, const copystack_object &o,
       if (bits[w / 64] & (uint64_t(1) << (w % 64)))
         adjust(reinterpret_cast<uintptr_t *>(base + 8 * w));
     known(base, o.size);
+    if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
+      reg_save_area(base);
     return;
   }
   default:
@@ -189,7 +226,7 @@ void Relocator::run(const WalkStart &s) {
     } else {
       for (uint32_t i = 0; i < m.nobjects; ++i)
         if (m.objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
-          object(s.asker_cfa - 16, m.objects[i], m);
+          object(s.asker_cfa - 16, s.asker_cfa, m.objects[i], m);
     }
   }
 
@@ -228,26 +265,17 @@ void Relocator::run(const WalkStart &s) {
           adjust(reinterpret_cast<uintptr_t *>(cfa + fi->csr_offset[i]));
       const copystack_frame_map &m = *fi->map;
       for (uint32_t i = 0; i < m.nobjects; ++i)
-        object(rbp, m.objects[i], m);
-    } else if (fi->nruns) {
-      if (rbp + fi->lowest < new_.lo || rbp + fi->highest > new_.hi)
+        object(rbp, frame_lo, m.objects[i], m);
+    } else {
+      if (fi->nruns &&
+          (rbp + fi->lowest < new_.lo || rbp + fi->highest > new_.hi))
         broken("a frame map object lies outside the stack", rbp);
-      const uintptr_t lo = old_.lo, size = old_.size();
-      for (uint32_t i = 0; i < fi->nruns; ++i) {
-        auto *p = reinterpret_cast<uintptr_t *>(rbp + fi->runs[i].offset);
-        uint32_t n = fi->runs[i].words;
-        if (n >= 8) {
-          adjusted_ += adjust_run(p, n, lo, size, delta_);
-          continue;
-        }
-        for (uint32_t k = 0; k < n; ++k) // short runs: no call
-          if (p[k] - lo < size) {
-            p[k] += delta_;
-            ++adjusted_;
-          }
-      }
+      runs(rbp, fi->runs, fi->nruns);
+      runs(frame_lo, fi->outgoing, fi->noutgoing);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
         jmpbuf(rbp + fi->jmpbufs[i]);
+      for (uint32_t i = 0; i < fi->nregsaves; ++i)
+        reg_save_area(rbp + fi->regsaves[i]);
     }
     auto *saved_rbp = reinterpret_cast<uintptr_t *>(rbp);
     adjust(saved_rbp);

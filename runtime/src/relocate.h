@@ -102,8 +102,10 @@ private:
   static uint64_t adjust_run(uintptr_t *p, uint32_t n, uintptr_t lo,
                              uintptr_t size, intptr_t delta);
   void known(uintptr_t addr, size_t bytes);
-  void object(uintptr_t rbp, const copystack_object &o,
+  void object(uintptr_t rbp, uintptr_t frame_lo, const copystack_object &o,
               const copystack_frame_map &map);
+  void runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n);
+  void reg_save_area(uintptr_t va_list);
   void scan_all(uintptr_t lo, size_t bytes);
   void jmpbuf(uintptr_t slot);
   [[noreturn]] void broken(const char *what, uintptr_t at) const;

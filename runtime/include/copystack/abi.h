@@ -89,8 +89,17 @@
 #define COPYSTACK_OBJF_ESCAPED 1     /* offset comes from the resolve helper */
 #define COPYSTACK_OBJF_ARGUMENT 2    /* lives in the caller's outgoing area:
                                         valid at __morestack time as well */
-#define COPYSTACK_OBJF_DYNAMIC 4     /* a {base, bytes} pair describing a
-                                        dynamically sized object (alloca(n)) */
+#define COPYSTACK_OBJF_OUTGOING 4    /* in this frame's outgoing-argument
+                                        area: the offset is from the bottom
+                                        of the frame (the callee's CFA), not
+                                        from %rbp. Variadic arguments passed
+                                        on the stack, which only the caller
+                                        can describe */
+#define COPYSTACK_OBJF_REG_SAVE_AREA 8 /* a va_list that va_start filled in
+                                        this frame: besides its two pointers,
+                                        the six integer registers saved in
+                                        the register save area it points to
+                                        may hold pointers (range-checked) */
 
 /* copystack_frame_map.flags */
 #define COPYSTACK_MAPF_ARGS_CONSERVATIVE 1 /* argument registers and the

@@ -5,8 +5,9 @@ target triple = "x86_64-pc-linux-gnu"
 
 declare i32 @getcontext(ptr) returns_twice
 
-; CHECK-DAG: remark: <unknown>:0:0: 'variadic' runs on the system stack: it is variadic
-define void @variadic(i32 %n, ...) {
+; CHECK-DAG: remark: <unknown>:0:0: 'forwards' runs on the system stack: it is variadic and forwards its variable arguments (musttail)
+define void @forwards(ptr %fn, ...) {
+  musttail call void (ptr, ...) %fn(ptr %fn, ...)
   ret void
 }
 
