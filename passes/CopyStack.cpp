@@ -10,6 +10,7 @@
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -194,6 +195,30 @@ void bindEagerly(Module &M) {
   M.setRtLibUseGOT();
 }
 
+// __attribute__((annotate("copystack_nosplit"))) keeps a function off
+// copyable stacks: clang records it in llvm.global.annotations.
+void readAnnotations(Module &M) {
+  GlobalVariable *GV = M.getGlobalVariable("llvm.global.annotations");
+  if (!GV || !GV->hasInitializer())
+    return;
+  auto *Array = dyn_cast<ConstantArray>(GV->getInitializer());
+  if (!Array)
+    return;
+  for (Value *Op : Array->operands()) {
+    auto *Entry = dyn_cast<ConstantStruct>(Op);
+    if (!Entry || Entry->getNumOperands() < 2)
+      continue;
+    auto *F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
+    auto *Str =
+        dyn_cast<GlobalVariable>(Entry->getOperand(1)->stripPointerCasts());
+    if (!F || !Str || !Str->hasInitializer())
+      continue;
+    auto *Data = dyn_cast<ConstantDataArray>(Str->getInitializer());
+    if (Data && Data->isCString() && Data->getAsCString() == "copystack_nosplit")
+      F->addFnAttr(names::NoSplitAttr);
+  }
+}
+
 // A local's name for remarks: its debug-info variable, its IR name, or
 // its size.
 std::string localName(AllocaInst *AI) {
@@ -227,6 +252,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     return PreservedAnalyses::all();
   M.addModuleFlag(Module::Warning, names::ModuleFlag, 1);
 
+  readAnnotations(M);
   splitVariadicFunctions(M);
   Policy P(M);
   SmallVector<Function *, 32> Work;
@@ -239,6 +265,16 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     }
     if (F.hasFnAttribute(names::GeneratedAttr))
       continue;
+    // A construct copystack cannot support on a copyable stack: say so. The
+    // function stays correct on the thread's stack, but it and everything
+    // it calls can neither grow a copyable stack nor park a task.
+    if (!F.hasFnAttribute(names::NoSplitAttr))
+      M.getContext().diagnose(DiagnosticInfoUnsupported(
+          F,
+          "copystack: '" + F.getName() +
+              "' runs on the thread's own stack, not a copyable one: " +
+              P.reason(F),
+          DiagnosticLocation(F.getSubprogram()), DS_Warning));
     OptimizationRemarkEmitter ORE(&F);
     ORE.emit([&] {
       return OptimizationRemarkMissed("copystack", "SystemStack", &F)

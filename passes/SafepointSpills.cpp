@@ -18,15 +18,16 @@ namespace copystack {
 
 namespace {
 
-// Frame addresses the backend can recompute from %rbp after the stack moved.
+// Frame addresses the backend recomputes from %rbp after the stack moved:
+// allocas and constant offsets from them (at -O0 too: FastISel materializes
+// them at each use). Not byval arguments: at -O0 FastISel computes their
+// address once at entry, and RegAllocFast spills it across calls.
 bool isFrameAddress(const Value *V, const DataLayout &DL) {
   APInt Off(DL.getIndexTypeSizeInBits(V->getType()), 0);
   const Value *Base = V->stripAndAccumulateConstantOffsets(
       DL, Off, /*AllowNonInbounds=*/true);
   if (auto *AI = dyn_cast<AllocaInst>(Base))
     return AI->isStaticAlloca();
-  if (auto *A = dyn_cast<Argument>(Base))
-    return A->hasByValAttr();
   return false;
 }
 

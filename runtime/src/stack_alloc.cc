@@ -32,8 +32,9 @@ constexpr size_t kChunk = 256 * 1024;
 // Verify mode takes stacks from one reservation of this much address space
 // and never reuses an address: a released stack stays mapped inaccessible
 // for the life of the process, so any later use of a pointer into it
-// faults. (Stress mode's copy per call uses it at about 1 GiB a second.)
-constexpr size_t kVerifyArena = size_t(64) << 30;
+// faults. An inaccessible reservation costs no memory; stress mode, which
+// copies the whole stack at every call, goes through a few GiB a second.
+constexpr size_t kVerifyArena = size_t(1) << 40;
 // Released stacks remembered by address, for naming them in fault reports.
 constexpr size_t kRecent = 4096;
 
@@ -96,7 +97,8 @@ Stack allocate_verify(size_t size) {
   size_t pages = page_round(size);
   uintptr_t base = g_arena_next.fetch_add(pages + kPage);
   if (base + pages + kPage > g_arena_hi)
-    fatal("verify mode used up its %zu GiB of address space for stacks",
+    fatal("verify mode used up its %zu GiB of address space for stacks "
+          "(addresses are never reused, to catch stale pointers)",
           kVerifyArena >> 30);
   Stack s;
   s.lo = base + kPage;
@@ -109,10 +111,16 @@ Stack allocate_verify(size_t size) {
 }
 
 void release_verify(Stack s) {
-  void *p = reinterpret_cast<void *>(s.lo);
-  madvise(p, page_round(s.size()), MADV_DONTNEED);
-  if (mprotect(p, page_round(s.size()), PROT_NONE) != 0)
-    fatal("mprotect of a released stack failed: %s", strerror(errno));
+  // A fresh inaccessible mapping in place, rather than mprotect: it frees
+  // the memory, and the kernel can merge it with the untouched mappings
+  // around it (a written one cannot), so that stress mode's copy per call
+  // does not run out of vm.max_map_count.
+  void *p = mmap(reinterpret_cast<void *>(s.lo), page_round(s.size()),
+                 PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+                                MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED)
+    fatal("fencing a released stack failed: %s", strerror(errno));
   g_sys -= s.size();
   g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
 }
