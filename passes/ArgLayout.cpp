@@ -64,7 +64,9 @@ private:
   uint64_t allocateStack(uint64_t Size, uint64_t Align) {
     uint64_t Offset = alignTo(Stack, Align);
     Stack = Offset + Size;
-    Out.StackBytes = Stack;
+    // The area is a whole number of 8-byte slots: a 17-byte byval struct
+    // takes 24 bytes, and LLVM's %r11 says so.
+    Out.StackBytes = alignTo(Stack, 8);
     return Offset;
   }
 
