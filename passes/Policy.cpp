@@ -145,6 +145,8 @@ CallKind Policy::classify(const CallBase &CB) const {
     return CallKind::NotACall;
   if (G->isDeclaration() && isInPlaceLibcall(G->getName()))
     return CallKind::NotACall;
+  if (G->getName() == names::Park)
+    return CallKind::Direct;
   if (isInstrumented(*G) && bindsToThisDefinition(*G))
     return CallKind::Direct;
   if (!G->isDeclaration() && !isInstrumented(*G) && G->hasLocalLinkage())

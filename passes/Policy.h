@@ -34,6 +34,9 @@ inline constexpr llvm::StringLiteral ForeignCall = "__copystack_foreign_call";
 /// Called at the top of every landing pad: re-establishes the stack limit
 /// after an exception unwound out of a foreign call.
 inline constexpr llvm::StringLiteral LandingPad = "__copystack_landing_pad";
+/// The runtime's park stub: called directly on the task stack, a safepoint
+/// (a parked task's stack may be moved by shrinking).
+inline constexpr llvm::StringLiteral Park = "__copystack_park";
 inline constexpr llvm::StringLiteral ModuleFlag = "copystack.instrumented";
 /// Function attribute users (or other tools) can set to keep a function off
 /// copyable stacks: __attribute__((annotate("copystack_nosplit"))) maps to it.

@@ -49,6 +49,25 @@ struct FreeStack {
 
 std::mutex g_lock;
 FreeStack *g_free[kClasses];
+
+// Per-thread caches of small stacks in front of g_free (Go keeps one per
+// P): a task's stack usually goes back on the thread that finishes it and
+// comes out on the thread that spawns the next.
+constexpr int kThreadCache = 32;
+struct StackCache {
+  FreeStack *items[kClasses][kThreadCache];
+  int n[kClasses] = {};
+  ~StackCache() {
+    std::lock_guard<std::mutex> g(g_lock);
+    for (int c = 0; c < kClasses; ++c)
+      while (n[c]) {
+        FreeStack *f = items[c][--n[c]];
+        f->next = g_free[c];
+        g_free[c] = f;
+      }
+  }
+};
+thread_local StackCache t_stacks;
 FreeStack *g_large[kLargeClasses];
 size_t g_large_bytes;
 
@@ -160,18 +179,24 @@ Stack allocate_stack(size_t size) {
     s.hi = s.lo + size;
     return s;
   }
-  std::lock_guard<std::mutex> g(g_lock);
-  if (!g_free[c]) {
-    size_t chunk = kChunk > size ? kChunk : size;
-    auto *base = static_cast<char *>(map_or_die(chunk));
-    for (size_t off = chunk; off >= size; off -= size) {
-      auto *f = reinterpret_cast<FreeStack *>(base + off - size);
-      f->next = g_free[c];
-      g_free[c] = f;
+  StackCache &tc = t_stacks;
+  if (tc.n[c] == 0) {
+    std::lock_guard<std::mutex> g(g_lock);
+    if (!g_free[c]) {
+      size_t chunk = kChunk > size ? kChunk : size;
+      auto *base = static_cast<char *>(map_or_die(chunk));
+      for (size_t off = chunk; off >= size; off -= size) {
+        auto *f = reinterpret_cast<FreeStack *>(base + off - size);
+        f->next = g_free[c];
+        g_free[c] = f;
+      }
+    }
+    while (tc.n[c] < kThreadCache / 2 && g_free[c]) {
+      tc.items[c][tc.n[c]++] = g_free[c];
+      g_free[c] = g_free[c]->next;
     }
   }
-  FreeStack *f = g_free[c];
-  g_free[c] = f->next;
+  FreeStack *f = tc.items[c][--tc.n[c]];
   s.lo = reinterpret_cast<uintptr_t>(f);
   s.hi = s.lo + size;
   return s;
@@ -201,9 +226,16 @@ void release_stack(Stack s) {
     g_sys -= s.size();
     return;
   }
-  std::lock_guard<std::mutex> g(g_lock);
-  f->next = g_free[c];
-  g_free[c] = f;
+  StackCache &tc = t_stacks;
+  if (tc.n[c] == kThreadCache) {
+    std::lock_guard<std::mutex> g(g_lock);
+    while (tc.n[c] > kThreadCache / 2) {
+      FreeStack *x = tc.items[c][--tc.n[c]];
+      x->next = g_free[c];
+      g_free[c] = x;
+    }
+  }
+  tc.items[c][tc.n[c]++] = f;
 }
 
 uint64_t stack_bytes_inuse() { return g_inuse.load(); }

@@ -1,18 +1,21 @@
-// task.cc: creating tasks and running them on the calling thread.
+// task.cc: creating and destroying tasks, and the C entry points that run
+// them (copystack_run, copystack_main, copystack_go).
 #include "split_stack_notes.h"
 #include "task.h"
 #include "config.h"
 #include "fatal.h"
 #include "frame_info.h"
-#include "pin.h"
+#include "scheduler.h"
 #include "stats.h"
 #include "thread.h"
-#include "verify.h"
 
 #include "copystack/abi.h"
 #include "copystack/copystack.h"
 
 #include <atomic>
+#include <mutex>
+#include <cstdlib>
+#include <new>
 
 extern "C" {
 __thread copystack::Thread __copystack_thread
@@ -21,7 +24,68 @@ __thread copystack::Thread __copystack_thread
 
 namespace copystack {
 
-static std::atomic<uint64_t> g_next_id{1};
+namespace {
+
+std::atomic<uint64_t> g_next_id{1};
+std::atomic<uint64_t> g_task_bytes{0};
+
+// Task structures come from slabs (no allocator header per task) and are
+// recycled through a per-thread cache in front of a global free list: a
+// million short tasks are not a million malloc/free pairs, and the thread
+// that spawns and the one that finishes rarely meet on a lock.
+constexpr int kSlab = 64;
+constexpr int kCache = 64;
+std::mutex g_free_lock;
+Task *g_free_tasks;
+
+struct TaskCache {
+  Task *items[kCache];
+  int n = 0;
+  ~TaskCache() { // a thread ends: its cache goes back
+    std::lock_guard<std::mutex> g(g_free_lock);
+    while (n)
+      push_global(items[--n]);
+  }
+  static void push_global(Task *t) {
+    t->next = g_free_tasks;
+    g_free_tasks = t;
+  }
+};
+thread_local TaskCache t_tasks;
+
+Task *new_task_struct() {
+  TaskCache &c = t_tasks;
+  if (c.n == 0) {
+    std::lock_guard<std::mutex> g(g_free_lock);
+    while (c.n < kCache / 2 && g_free_tasks) {
+      c.items[c.n++] = g_free_tasks;
+      g_free_tasks = g_free_tasks->next;
+    }
+  }
+  if (c.n == 0) {
+    auto *slab = static_cast<Task *>(
+        aligned_alloc(alignof(Task), sizeof(Task) * kSlab));
+    if (!slab)
+      fatal("out of memory for task structures");
+    g_task_bytes += sizeof(Task) * kSlab;
+    for (int i = 0; i < kSlab - 1; ++i)
+      c.items[c.n++] = &slab[i];
+    return new (&slab[kSlab - 1]) Task;
+  }
+  return new (c.items[--c.n]) Task;
+}
+
+void free_task_struct(Task *t) {
+  TaskCache &c = t_tasks;
+  if (c.n == kCache) {
+    std::lock_guard<std::mutex> g(g_free_lock);
+    while (c.n > kCache / 2)
+      TaskCache::push_global(c.items[--c.n]);
+  }
+  c.items[c.n++] = t;
+}
+
+} // namespace
 
 uintptr_t limit_for(const Stack &s) {
   // Stress and verify modes make every prologue check fail, so that every
@@ -33,7 +97,7 @@ uintptr_t limit_for(const Stack &s) {
 
 Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
                   size_t start_size) {
-  auto *t = new Task;
+  Task *t = new_task_struct();
   t->id = g_next_id.fetch_add(1);
   t->stack = allocate_stack(round_stack_size(start_size));
   // The first switch into the task pops a switch frame whose return address
@@ -49,40 +113,12 @@ Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
   frame[SWITCH_RET / 8] = reinterpret_cast<uintptr_t>(&__copystack_task_start);
   t->sp = reinterpret_cast<uintptr_t>(frame);
   t->scrub_low = t->stack.lo;
+  t->wait.task = t;
   stats().tasks_created++;
   return t;
 }
 
-void destroy_task(Task *t) {
-  release_stack(t->stack);
-  delete t;
-}
-
-void run_to_completion(Task *t) {
-  prepare_verify_thread();
-  Thread &th = __copystack_thread;
-  Thread saved = th;
-  uintptr_t saved_limit = read_limit();
-  th.task = t;
-  th.task_lo = t->stack.lo;
-  th.task_hi = t->stack.hi;
-  th.task_limit = limit_for(t->stack);
-  load_pins(th, PinState{}); // the task's pinned area starts empty
-  __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
-  CS_CHECK(t->done, "a task switched back to its runner before finishing");
-  PinState left = save_pins(th);
-  free_pins(left);
-  th = saved;
-  write_limit(saved_limit);
-}
-
-} // namespace copystack
-
-using namespace copystack;
-
-extern "C" {
-
-void copystack_run(void (*fn)(void *), void *arg) {
+Task *create_task_for(void (*fn)(void *), void *arg) {
   auto entry = reinterpret_cast<uintptr_t>(fn);
   uintptr_t a0 = reinterpret_cast<uintptr_t>(arg), a1 = 0;
   if (!is_instrumented(reinterpret_cast<void *>(fn))) {
@@ -92,9 +128,32 @@ void copystack_run(void (*fn)(void *), void *arg) {
     a0 = entry;
     entry = reinterpret_cast<uintptr_t>(&__copystack_foreign_call);
   }
-  Task *t = create_task(entry, a0, a1, 0, config().start_stack);
-  run_to_completion(t);
+  return create_task(entry, a0, a1, 0, config().start_stack);
+}
+
+void destroy_task(Task *t) {
+  release_stack(t->stack);
+  free_pins(t->pins);
+  t->~Task();
+  free_task_struct(t);
+}
+
+uint64_t task_bytes_inuse() { return g_task_bytes.load(); }
+
+} // namespace copystack
+
+using namespace copystack;
+
+extern "C" {
+
+void copystack_run(void (*fn)(void *), void *arg) {
+  Task *t = create_task_for(fn, arg);
+  run_bound(t);
   destroy_task(t);
+}
+
+void copystack_go(void (*fn)(void *), void *arg) {
+  spawn(create_task_for(fn, arg));
 }
 
 int copystack_main(int (*main_fn)(int, char **, char **), int argc,
@@ -106,7 +165,7 @@ int copystack_main(int (*main_fn)(int, char **, char **), int argc,
                         reinterpret_cast<uintptr_t>(argv),
                         reinterpret_cast<uintptr_t>(envp),
                         config().start_stack);
-  run_to_completion(t);
+  run_bound(t);
   int rc = static_cast<int>(t->result);
   destroy_task(t);
   return rc;
@@ -133,5 +192,7 @@ size_t copystack_set_max_stack(size_t bytes) {
 }
 
 size_t copystack_max_stack(void) { return config().max_stack.load(); }
+
+uint64_t copystack_num_tasks(void) { return live_tasks(); }
 
 } // extern "C"

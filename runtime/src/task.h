@@ -3,43 +3,72 @@
 #define COPYSTACK_TASK_H
 
 #include "arch/x86_64/asm_offsets.h"
+#include "pin.h"
 #include "stack_alloc.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 namespace copystack {
 
+struct Task;
+struct Runner;
+struct SelectState;
+
+// A task waiting on a primitive (Go's sudog). Every task has one; a select
+// uses one per case (SelectState).
+struct Waiter {
+  Task *task = nullptr;
+  Waiter *next = nullptr, *prev = nullptr;
+  void *buf = nullptr;      // the element being passed, runtime-owned
+  void *obj = nullptr;      // the channel it waits on
+  int32_t ok = 0;           // the operation completed (vs. closed)
+  int16_t index = -1;       // the select case, or -1
+  bool queued = false;      // in a wait queue now
+};
+
+// 224 bytes: with a 2 KiB stack, what a parked task costs (docs/tasks.md).
 struct Task {
   uintptr_t sp = 0;      // saved %rsp while suspended (a switch frame)
   uintptr_t result = 0;  // the entry function's return value
   uint32_t done = 0;     // set by __copystack_task_start when entry returns
-  uint32_t reserved = 0;
+  uint32_t copies = 0;   // how many times its stack moved
   Stack stack;
   uint64_t id = 0;
-  uint64_t copies = 0;
   // Verify mode: the lowest address the task's frames may have written
   // since the last scrub (growth.cc).
   uintptr_t scrub_low = 0;
+  PinState pins;          // the task's pinned area while it does not run
+  Task *next = nullptr;   // in a run queue
+  Runner *runner = nullptr; // bound to a thread (copystack_run), or null
+  SelectState *select = nullptr;
+  Waiter wait;            // its waiter record
+  // Small closures of copystack_go (the C++ API) live here, not on the heap.
+  alignas(16) unsigned char closure[32];
+  // A small element a channel operation passes while the task waits.
+  alignas(16) unsigned char elem[32];
 };
 
 static_assert(offsetof(Task, sp) == TASK_SP, "asm_offsets.h");
 static_assert(offsetof(Task, result) == TASK_RESULT, "asm_offsets.h");
 static_assert(offsetof(Task, done) == TASK_DONE, "asm_offsets.h");
+static_assert(sizeof(Task) <= 224, "a task structure stays small");
 
 // A new task that will call entry(a0, a1, a2) on a stack of start_size
 // bytes. entry must be instrumented; for foreign code use
 // __copystack_foreign_call as entry with (thunk, frame) as arguments.
 Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
                   size_t start_size);
+// A task for fn(arg), handing foreign code to the thread's stack.
+Task *create_task_for(void (*fn)(void *), void *arg);
 void destroy_task(Task *t);
-
-// Runs t on the calling thread until it finishes. Nests: a task may call it
-// (through a foreign call) to run another task.
-void run_to_completion(Task *t);
 
 // The %fs:0x70 value for a task on stack s.
 uintptr_t limit_for(const Stack &s);
+
+// Task structures allocated and not freed (for the memory statistics).
+uint64_t task_bytes_inuse();
 
 } // namespace copystack
 

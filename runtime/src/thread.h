@@ -20,6 +20,7 @@ namespace copystack {
 
 struct Task;
 struct PinChunk;
+struct Worker;
 
 struct Thread {
   uintptr_t sched_sp;
@@ -34,6 +35,14 @@ struct Thread {
   uintptr_t pin_lo;
   uintptr_t pin_hi;
   PinChunk *pin_chunk; // the current chunk; its header links the previous
+  // Set by __copystack_park: run on this thread's stack once the parking
+  // task's context is saved (a lock to release, a timer to arm...).
+  void (*park_fn)(void *);
+  void *park_arg;
+  // Counts foreign calls (the trampoline); with foreign_sp != 0 it tells the
+  // monitor a worker is stuck in one.
+  uint64_t foreign_seq;
+  Worker *worker; // the scheduler worker this thread is, or null
 };
 
 static_assert(offsetof(Thread, sched_sp) == THREAD_SCHED_SP, "asm_offsets.h");
@@ -43,6 +52,10 @@ static_assert(offsetof(Thread, task) == THREAD_TASK, "asm_offsets.h");
 static_assert(offsetof(Thread, task_lo) == THREAD_TASK_LO, "asm_offsets.h");
 static_assert(offsetof(Thread, task_hi) == THREAD_TASK_HI, "asm_offsets.h");
 static_assert(offsetof(Thread, foreign_sp) == THREAD_FOREIGN_SP,
+              "asm_offsets.h");
+static_assert(offsetof(Thread, park_fn) == THREAD_PARK_FN, "asm_offsets.h");
+static_assert(offsetof(Thread, park_arg) == THREAD_PARK_ARG, "asm_offsets.h");
+static_assert(offsetof(Thread, foreign_seq) == THREAD_FOREIGN_SEQ,
               "asm_offsets.h");
 static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
 static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");

@@ -20,10 +20,27 @@ extern "C" {
 
 /* ---- Running code on a copyable stack --------------------------------- */
 
-/* Runs fn(arg) as a task on a fresh copyable stack on the calling thread and
- * returns when it finishes. fn should be instrumented (compiled with the
- * plugin); anything it calls that is not runs on the thread's own stack. */
+/* Runs fn(arg) as a task on a fresh copyable stack, bound to the calling
+ * thread, and returns when it finishes. fn should be instrumented (compiled
+ * with the plugin); anything it calls that is not runs on the thread's own
+ * stack. The task may use every primitive below; the tasks it starts run on
+ * the scheduler's workers. */
 void copystack_run(void (*fn)(void *), void *arg);
+
+/* Starts fn(arg) as a new task (Go's "go fn(arg)"). From anywhere: a task,
+ * or an ordinary thread (which starts the scheduler). */
+void copystack_go(void (*fn)(void *), void *arg);
+
+
+/* Tasks that exist: started and not yet returned, main included (Go's
+ * runtime.NumGoroutine). */
+uint64_t copystack_num_tasks(void);
+
+/* Worker threads that run tasks (Go's GOMAXPROCS): the number of CPUs by
+ * default, or COPYSTACK_WORKERS. Takes effect if called before the first
+ * task is started; returns the previous value. */
+int copystack_set_workers(int n);
+int copystack_workers(void);
 
 /* Runs a program's main as a task. The link option -Wl,--wrap=main (added by
  * the copystack-cc and copystack-c++ drivers) routes main through this. */
@@ -32,6 +49,53 @@ int copystack_main(int (*main_fn)(int, char **, char **), int argc,
 
 /* Nonzero while the caller runs as a task on a copyable stack. */
 int copystack_in_task(void);
+
+/* ---- Channels, wait groups, mutexes, time ------------------------------ */
+/* The blocking operations are inline functions: they park the calling task
+ * from instrumented code (the task's own stack), which the runtime cannot do
+ * from a call through the thread's stack. Calling them from code built
+ * without the plugin is an error the runtime reports. */
+
+typedef struct copystack_chan copystack_chan;
+
+/* A channel of elements of elem_size bytes, copied with memcpy; capacity 0
+ * is unbuffered. Channels are reference counted: _make returns one
+ * reference, _release drops one. */
+copystack_chan *copystack_chan_make(size_t elem_size, size_t capacity);
+/* With element operations, for elements that cannot be copied bytewise:
+ * move(dst, src) constructs *dst from *src and leaves *src destructible;
+ * destroy(obj) ends an element's life (elements left in a released
+ * channel). */
+copystack_chan *copystack_chan_make_with(size_t elem_size, size_t capacity,
+                                         void (*move)(void *dst, void *src),
+                                         void (*destroy)(void *obj));
+void copystack_chan_retain(copystack_chan *c);
+void copystack_chan_release(copystack_chan *c);
+/* Closing a closed channel stops the program with a message. */
+void copystack_chan_close(copystack_chan *c);
+size_t copystack_chan_len(copystack_chan *c);
+
+typedef struct copystack_waitgroup {
+  uint64_t opaque[4];
+} copystack_waitgroup;
+#define COPYSTACK_WAITGROUP_INIT {{0, 0, 0, 0}}
+/* A counter going below zero stops the program with a message. */
+void copystack_waitgroup_add(copystack_waitgroup *wg, int64_t delta);
+void copystack_waitgroup_done(copystack_waitgroup *wg);
+
+typedef struct copystack_mutex {
+  uint64_t opaque[4];
+} copystack_mutex;
+#define COPYSTACK_MUTEX_INIT {{0, 0, 0, 0}}
+/* Unlocking an unlocked mutex stops the program with a message. */
+void copystack_mutex_unlock(copystack_mutex *m);
+int copystack_mutex_trylock(copystack_mutex *m);
+
+/* Monotonic nanoseconds, the clock sleep and timers use. */
+uint64_t copystack_now_ns(void);
+/* A channel (element: uint64_t, the time it fired) that receives once,
+ * ns nanoseconds from now (Go's time.After). */
+copystack_chan *copystack_after(uint64_t ns);
 
 /* ---- Limits ------------------------------------------------------------ */
 
@@ -90,6 +154,107 @@ typedef void (*copystack_growth_hook)(const copystack_growth_event *ev,
  * switch COPYSTACK_TRACE=1 prints the same events to stderr. */
 copystack_growth_hook copystack_set_growth_hook(copystack_growth_hook hook,
                                                 void *data);
+
+/* ---- The blocking half: inline, so that it runs on the task's stack ---- */
+
+/* How a task waits: the runtime registers it (taking a lock it keeps), the
+ * task parks with __copystack_park, and the runtime runs then(arg) on the
+ * worker's own stack once the task's context is saved (releasing the lock).
+ * Nothing here keeps a pointer into the task's stack: element buffers are
+ * copied in and out (the parameters are noescape), and the waiter record
+ * lives in the runtime's task structure. */
+#if defined(__clang__)
+#define COPYSTACK_NOESCAPE __attribute__((noescape))
+#else
+#define COPYSTACK_NOESCAPE
+#endif
+
+void __copystack_park(void (*then)(void *), void *arg);
+void __copystack_unlock_after_park(void *lock);
+
+/* Channel operations. _begin returns 1 when done, 0 when the channel is
+ * closed (receive: *elem zeroed), or 2 when the task must park. */
+int __copystack_chan_send_begin(copystack_chan *c,
+                                COPYSTACK_NOESCAPE void *elem);
+void __copystack_chan_send_end(void);
+int __copystack_chan_recv_begin(copystack_chan *c,
+                                COPYSTACK_NOESCAPE void *elem);
+int __copystack_chan_recv_end(COPYSTACK_NOESCAPE void *elem);
+void *__copystack_chan_lock_of(copystack_chan *c);
+
+static inline void copystack_chan_send(copystack_chan *c, void *elem) {
+  if (__copystack_chan_send_begin(c, elem) == 2) {
+    __copystack_park(__copystack_unlock_after_park,
+                     __copystack_chan_lock_of(c));
+    __copystack_chan_send_end();
+  }
+}
+
+/* Returns 1 with a value, 0 when the channel is closed and drained (*elem is
+ * then zeroed). */
+static inline int copystack_chan_recv(copystack_chan *c, void *elem) {
+  int r = __copystack_chan_recv_begin(c, elem);
+  if (r == 2) {
+    __copystack_park(__copystack_unlock_after_park,
+                     __copystack_chan_lock_of(c));
+    r = __copystack_chan_recv_end(elem);
+  }
+  return r;
+}
+
+/* select: cases of sends and receives; the index of the case that
+ * proceeded, or -1 when none could and block is 0 (the default case). A
+ * receive case's ok tells whether it got a value (1) or found the channel
+ * closed (0). A case with a null channel never proceeds. */
+enum { COPYSTACK_SEND = 1, COPYSTACK_RECV = 2 };
+typedef struct copystack_select_case {
+  copystack_chan *chan;
+  void *elem;
+  int dir;
+  int ok;
+} copystack_select_case;
+
+int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
+                             int n, int block);
+void __copystack_select_unlock(void *unused);
+int __copystack_select_end(COPYSTACK_NOESCAPE copystack_select_case *cases,
+                           int n);
+
+static inline int copystack_select(copystack_select_case *cases, int n,
+                                   int block) {
+  int r = __copystack_select_begin(cases, n, block);
+  if (r == -2) {
+    __copystack_park(__copystack_select_unlock, 0);
+    r = __copystack_select_end(cases, n);
+  }
+  return r;
+}
+
+int __copystack_waitgroup_wait_begin(copystack_waitgroup *wg);
+static inline void copystack_waitgroup_wait(copystack_waitgroup *wg) {
+  if (__copystack_waitgroup_wait_begin(wg) == 2)
+    __copystack_park(__copystack_unlock_after_park, wg);
+}
+
+int __copystack_mutex_lock_begin(copystack_mutex *m);
+static inline void copystack_mutex_lock(copystack_mutex *m) {
+  if (__copystack_mutex_lock_begin(m) == 2)
+    __copystack_park(__copystack_unlock_after_park, m);
+}
+
+void __copystack_sleep_then(void *deadline);
+void __copystack_yield_then(void *unused);
+
+/* Lets other tasks run (Go's runtime.Gosched). */
+static inline void copystack_yield(void) {
+  __copystack_park(__copystack_yield_then, 0);
+}
+
+/* Parks the calling task for at least ns nanoseconds. */
+static inline void copystack_sleep_ns(uint64_t ns) {
+  uint64_t deadline = copystack_now_ns() + ns;
+  __copystack_park(__copystack_sleep_then, (void *)(uintptr_t)deadline);
+}
 
 #ifdef __cplusplus
 }

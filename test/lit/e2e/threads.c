@@ -28,8 +28,8 @@ static void task_body(void *arg) {
   struct job *j = arg;
   int anchor = 1000 + j->id;
   long r = 0;
-  for (int i = 0; i < 20; i++)
-    r += walk(500 + 50 * i, &anchor);
+  for (int i = 0; i < 10; i++)
+    r += walk(300 + 40 * i, &anchor);
   j->result = r + anchor;
 }
 
@@ -54,5 +54,5 @@ int main(void) {
     printf("thread %d: %ld\n", i, jobs[i].result);
   return 0;
 }
-// CHECK: thread 0: 1080
-// CHECK: thread 3: 1083
+// CHECK: thread 0: 1040
+// CHECK: thread 3: 1043

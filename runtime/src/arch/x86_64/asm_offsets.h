@@ -13,7 +13,11 @@
 #define THREAD_TASK 16       /* the running task, or 0 */
 #define THREAD_TASK_LO 24    /* its stack */
 #define THREAD_TASK_HI 32
-#define THREAD_FOREIGN_SP 40 /* the task's %rsp at its last foreign call */
+#define THREAD_FOREIGN_SP 40 /* the task's %rsp while in a foreign call, or 0 */
+/* 48..79: the pinned area (abi.h, COPYSTACK_THREAD_PIN_*) */
+#define THREAD_PARK_FN 80    /* what the scheduler runs after a task parked */
+#define THREAD_PARK_ARG 88
+#define THREAD_FOREIGN_SEQ 96 /* foreign calls started on this thread */
 
 /* copystack::Task (task.h) */
 #define TASK_SP 0            /* saved %rsp while suspended */

@@ -22,6 +22,14 @@
  *       is a plain tail call. Its CFI lets unwinders and debuggers go from
  *       the thread's stack back into the task's frames.
  *
+ *   void __copystack_park(void (*then)(void *), void *arg);
+ *       Go's gopark: called by instrumented code on a task stack, saves the
+ *       task's context in a switch frame there and switches to the worker's
+ *       own stack, where the scheduler runs then(arg) once the context is
+ *       saved. Returns when the task runs again (maybe on another thread).
+ *       Uses 56 bytes of the task stack. Called anywhere else (a foreign
+ *       call, a thread's own stack), it stops the program with a message.
+ *
  *   void __copystack_landing_pad(void);
  *       Called first in every landing pad of instrumented code. An exception
  *       thrown by foreign code unwinds into task frames with the limit still
@@ -108,10 +116,13 @@ __copystack_foreign_call:
 	movq	%rsi, %rdi
 	movq	__copystack_thread@gottpoff(%rip), %rcx
 	movq	%rsp, %fs:THREAD_FOREIGN_SP(%rcx)
+	incq	%fs:THREAD_FOREIGN_SEQ(%rcx)
 	movq	%fs:THREAD_SCHED_SP(%rcx), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT
 	call	*%rax
+	movq	__copystack_thread@gottpoff(%rip), %rcx
+	movq	$0, %fs:THREAD_FOREIGN_SP(%rcx)
 	movq	-8(%rbp), %rax
 	movq	%rax, TCB_LIMIT
 	movq	%rbp, %rsp
@@ -125,6 +136,36 @@ __copystack_foreign_call:
 	jmp	*%rax
 	.cfi_endproc
 	.size	__copystack_foreign_call, .-__copystack_foreign_call
+
+	/* The prefix of instrumented code (abi.h), so that a call through a
+	 * pointer also goes straight here; its map is empty. */
+	.p2align 4
+	.long	park_map - __copystack_park
+	.long	1
+	.quad	0x6b6174737970636b
+	.globl	__copystack_park
+	.type	__copystack_park,@function
+__copystack_park:
+	.cfi_startproc
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_TASK(%rax), %rcx
+	testq	%rcx, %rcx
+	jz	1f
+	cmpq	$0, TCB_LIMIT
+	je	1f
+	cmpq	%fs:THREAD_TASK_LO(%rax), %rsp
+	jb	1f
+	cmpq	%fs:THREAD_TASK_HI(%rax), %rsp
+	jae	1f
+	movq	%rdi, %fs:THREAD_PARK_FN(%rax)
+	movq	%rsi, %fs:THREAD_PARK_ARG(%rax)
+	leaq	TASK_SP(%rcx), %rdi
+	movq	%fs:THREAD_SCHED_SP(%rax), %rsi
+	xorl	%edx, %edx
+	jmp	__copystack_switch
+1:	jmp	__copystack_park_misuse
+	.cfi_endproc
+	.size	__copystack_park, .-__copystack_park
 
 	.globl	__copystack_landing_pad
 	.type	__copystack_landing_pad,@function
@@ -141,6 +182,19 @@ __copystack_landing_pad:
 1:	ret
 	.cfi_endproc
 	.size	__copystack_landing_pad, .-__copystack_landing_pad
+
+	.data
+	.p2align 3
+park_map:			/* copystack_frame_map (abi.h), empty */
+	.long	1		/* version */
+	.long	0		/* flags */
+	.quad	park_name
+	.quad	0, 0, 0		/* resolve, objects, bitmaps */
+	.long	0, 0, 0, 0	/* nobjects, nescaped, gpr_mask, stack_arg_bytes */
+	.long	1, 0		/* resolved, reserved */
+	.section .rodata
+park_name:
+	.asciz	"__copystack_park"
 
 	/* Both split-stack notes: gold and lld leave calls into an object with
 	 * .note.GNU-split-stack alone, and do not insist on finding split-stack

@@ -1,0 +1,15 @@
+// sync.h: what the rest of the runtime uses of sync.cc.
+#ifndef COPYSTACK_SYNC_H
+#define COPYSTACK_SYNC_H
+
+#include "copystack/copystack.h"
+
+namespace copystack {
+
+// Sends without ever parking; false when the channel has no room and no
+// receiver. From any thread (the timer thread uses it).
+bool chan_try_send(copystack_chan *c, void *elem);
+
+} // namespace copystack
+
+#endif
