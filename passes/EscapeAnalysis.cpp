@@ -214,6 +214,15 @@ bool leaksContents(AllocaInst *B) {
   return false;
 }
 
+// Does the address of local B itself leave the frame? (A local that holds
+// a pointer and is passed on hands the pointer with it.)
+bool localEscapes(AllocaInst *B) {
+  SmallPtrSet<AllocaInst *, 1> None;
+  Tracker T(None);
+  PointerMayBeCaptured(B, &T);
+  return T.Captured;
+}
+
 bool bindsLocally(const Function &F) {
   return !F.isDeclaration() &&
          (F.hasLocalLinkage() || (F.hasExternalLinkage() && F.isDSOLocal()));
@@ -239,16 +248,34 @@ void inferCaptures(Module &M, const Policy &P) {
         Assumed.push_back(&A);
       }
   }
+  // An argument is kept if it is captured as a local's address would be;
+  // a store into a local is followed (at -O0 every argument is spilled to
+  // one and reloaded for each use).
+  DenseMap<Function *, SmallPtrSet<AllocaInst *, 16>> LocalsOf;
+  for (Argument *A : Assumed) {
+    auto &Locals = LocalsOf[A->getParent()];
+    if (Locals.empty())
+      for (Instruction &I : A->getParent()->getEntryBlock())
+        if (auto *AI = dyn_cast<AllocaInst>(&I))
+          if (AI->isStaticAlloca())
+            Locals.insert(AI);
+  }
   bool Changed = true;
   while (Changed) {
     Changed = false;
-    for (Argument *A : Assumed)
-      if (A->hasNoCaptureAttr() &&
-          PointerMayBeCaptured(A, /*ReturnCaptures=*/true,
-                               /*StoreCaptures=*/true)) {
+    for (Argument *A : Assumed) {
+      if (!A->hasNoCaptureAttr())
+        continue;
+      Tracker T(LocalsOf[A->getParent()]);
+      PointerMayBeCaptured(A, &T);
+      bool Kept = T.Captured;
+      for (AllocaInst *B : T.StoredInto)
+        Kept = Kept || leaksContents(B) || localEscapes(B);
+      if (Kept) {
         A->removeAttr(Attribute::NoCapture);
         Changed = true;
       }
+    }
   }
 }
 

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <sys/mman.h>
+#include <cstdlib>
 
 namespace copystack {
 
@@ -18,25 +18,30 @@ struct PinChunk {
 
 namespace {
 
-constexpr size_t kChunk = 16 * 1024;
-constexpr size_t kPage = 4096;
+// Chunks come from the C heap and grow geometrically along a task's chain:
+// a task that pins one small local (a wait group its children signal)
+// costs a 512-byte chunk, not a page, so a million such tasks stay cheap;
+// one that pins a lot gets chunks up to 64 KiB. One spare first-size chunk
+// per thread saves the malloc when a loop crosses a chunk boundary.
+constexpr size_t kFirstChunk = 512;
+constexpr size_t kMaxChunk = 64 * 1024;
 std::atomic<uint64_t> g_sys{0};
 thread_local PinChunk *t_spare;
 
-PinChunk *new_chunk(size_t need) {
-  size_t bytes = kChunk;
+PinChunk *new_chunk(size_t need, const PinChunk *prev) {
+  size_t bytes = prev ? prev->bytes * 2 : kFirstChunk;
+  if (bytes > kMaxChunk)
+    bytes = kMaxChunk;
   while (bytes < need + sizeof(PinChunk))
     bytes *= 2;
-  if (t_spare && t_spare->bytes >= bytes) {
+  if (t_spare && t_spare->bytes == bytes) {
     PinChunk *c = t_spare;
     t_spare = nullptr;
     return c;
   }
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    fatal("cannot map %zu bytes for pinned locals: %s", bytes,
-          strerror(errno));
+  void *p = malloc(bytes);
+  if (!p)
+    fatal("out of memory for %zu bytes of pinned locals", bytes);
   g_sys += bytes;
   auto *c = static_cast<PinChunk *>(p);
   c->bytes = bytes;
@@ -44,12 +49,12 @@ PinChunk *new_chunk(size_t need) {
 }
 
 void drop_chunk(PinChunk *c) {
-  if (!t_spare && c->bytes == kChunk) {
+  if (!t_spare && c->bytes == kFirstChunk) {
     t_spare = c;
     return;
   }
   g_sys -= c->bytes;
-  munmap(c, c->bytes);
+  free(c);
 }
 
 // Pops chunks until value lies in the current one (or none is left).
@@ -96,7 +101,7 @@ extern "C" void __copystack_pin_grow(void *arg) {
   Thread &th = __copystack_thread;
   CS_CHECK(req->align && (req->align & (req->align - 1)) == 0,
            "pinned allocations are aligned to powers of two");
-  PinChunk *c = new_chunk(req->size + req->align);
+  PinChunk *c = new_chunk(req->size + req->align, th.pin_chunk);
   c->prev = th.pin_chunk;
   c->prev_top = th.pin_top;
   c->prev_lo = th.pin_lo;

@@ -1,10 +1,9 @@
 // pin.h: the pinned area, where locals that cannot live on a copyable stack
 // go (abi.h explains the protocol instrumented code follows).
 //
-// Chunks are mapped on demand and linked: each chunk's header remembers the
-// pinned state from before it, so giving bytes back across a chunk
-// boundary unmaps the chunks left behind. One spare chunk per thread is kept
-// to avoid mapping and unmapping at a boundary a loop crosses.
+// Chunks are allocated on demand and linked: each chunk's header remembers
+// the pinned state from before it, so giving bytes back across a chunk
+// boundary frees the chunks left behind (pin.cc has the sizes).
 #ifndef COPYSTACK_PIN_H
 #define COPYSTACK_PIN_H
 

@@ -323,8 +323,6 @@ Task *find_work(Worker *w) {
 
 // ---- running a task ----------------------------------------------------------
 
-Task *g_none;
-
 // Switches to t on this thread until it parks or finishes; then runs what
 // it asked to be run once its context was saved.
 void execute(Task *t) {

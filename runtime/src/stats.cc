@@ -3,7 +3,11 @@
 #include "stats.h"
 #include "config.h"
 #include "fatal.h"
+#include "pin.h"
+#include "scheduler.h"
 #include "stack_alloc.h"
+#include "sync.h"
+#include "task.h"
 
 #include <time.h>
 
@@ -53,6 +57,13 @@ void copystack_get_stats(copystack_stats *out) {
   out->pointers_adjusted = s.pointers_adjusted.load();
   out->stack_inuse = stack_bytes_inuse();
   out->stack_sys = stack_bytes_sys();
+  out->tasks_live = live_tasks();
+  out->task_inuse = out->tasks_live * sizeof(Task);
+  out->task_sys = task_bytes_sys();
+  out->pinned_sys = pinned_bytes_sys();
+  out->chan_inuse = chan_bytes_inuse();
+  out->sys = out->stack_sys + out->task_sys + out->pinned_sys +
+             out->chan_inuse;
 }
 
 copystack_growth_hook copystack_set_growth_hook(copystack_growth_hook hook,

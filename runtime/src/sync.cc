@@ -100,11 +100,18 @@ struct copystack_chan {
   void (*destroy)(void *) = nullptr;
 
   void *slot(size_t i) { return ring + ((head + i) % capacity) * elem_size; }
+  // Into the runtime's buffers: the caller still owns (and destroys) src.
   void transfer(void *dst, void *src) {
     if (move)
       move(dst, src);
     else
       memcpy(dst, src, elem_size);
+  }
+  // Out of a runtime buffer (or between two): src's life ends here.
+  void take(void *dst, void *src) {
+    transfer(dst, src);
+    if (destroy)
+      destroy(src);
   }
   void zero(void *elem) {
     if (!move)
@@ -144,6 +151,16 @@ void unlock_all(copystack_chan **cs, int n) {
 
 } // namespace
 
+namespace {
+std::atomic<uint64_t> g_chan_bytes{0};
+
+size_t ring_bytes(size_t elem_size, size_t capacity) {
+  return capacity ? ((capacity * elem_size + 15) & ~size_t(15)) + 16 : 0;
+}
+} // namespace
+
+uint64_t copystack::chan_bytes_inuse() { return g_chan_bytes.load(); }
+
 bool copystack::chan_try_send(copystack_chan *c, void *elem) {
   c->lock.lock();
   if (c->closed) {
@@ -178,9 +195,17 @@ copystack_chan *copystack_chan_make_with(size_t elem_size, size_t capacity,
   c->capacity = capacity;
   c->move = move;
   c->destroy = destroy;
-  if (capacity)
-    c->ring = static_cast<unsigned char *>(
-        aligned_alloc(16, ((capacity * elem_size + 15) & ~size_t(15)) + 16));
+  if (elem_size && capacity > (SIZE_MAX >> 1) / elem_size)
+    fatal("copystack_chan_make: a channel of %zu elements of %zu bytes is "
+          "too large", capacity, elem_size);
+  size_t ring = ring_bytes(elem_size, capacity);
+  if (ring) {
+    c->ring = static_cast<unsigned char *>(aligned_alloc(16, ring));
+    if (!c->ring)
+      fatal("out of memory for a channel of %zu elements of %zu bytes",
+            capacity, elem_size);
+  }
+  g_chan_bytes += sizeof(copystack_chan) + ring;
   return c;
 }
 
@@ -196,6 +221,8 @@ void copystack_chan_release(copystack_chan *c) {
   if (c->destroy)
     for (size_t i = 0; i < c->count; ++i)
       c->destroy(c->slot(i));
+  g_chan_bytes -= sizeof(copystack_chan) + ring_bytes(c->elem_size,
+                                                      c->capacity);
   free(c->ring);
   delete c;
 }
@@ -204,6 +231,8 @@ size_t copystack_chan_len(copystack_chan *c) {
   std::lock_guard<SpinLock> g(c->lock);
   return c->count;
 }
+
+size_t copystack_chan_cap(copystack_chan *c) { return c->capacity; }
 
 void *__copystack_chan_lock_of(copystack_chan *c) { return c; }
 
@@ -256,10 +285,10 @@ int __copystack_chan_recv_begin(copystack_chan *c,
     // A sender is waiting, so the buffer is full (or there is none): take
     // the oldest element and let the sender's take its place.
     if (c->capacity == 0) {
-      c->transfer(elem, w->buf);
+      c->take(elem, w->buf);
     } else {
-      c->transfer(elem, c->slot(0));
-      c->transfer(c->slot(0), w->buf);
+      c->take(elem, c->slot(0));
+      c->take(c->slot(0), w->buf);
       c->head = (c->head + 1) % c->capacity;
     }
     w->ok = 1;
@@ -268,7 +297,7 @@ int __copystack_chan_recv_begin(copystack_chan *c,
     return 1;
   }
   if (c->count > 0) {
-    c->transfer(elem, c->slot(0));
+    c->take(elem, c->slot(0));
     c->head = (c->head + 1) % c->capacity;
     --c->count;
     c->lock.unlock();
@@ -296,7 +325,7 @@ int __copystack_chan_recv_end(COPYSTACK_NOESCAPE void *elem) {
   auto *c = static_cast<copystack_chan *>(w->obj);
   int ok = w->ok;
   if (ok)
-    c->transfer(elem, w->buf);
+    c->take(elem, w->buf);
   else
     c->zero(elem);
   WaiterBuffer::release(t, w);
@@ -382,15 +411,15 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
         sc.ok = 1;
         if (w) {
           if (c->capacity == 0) {
-            c->transfer(sc.elem, w->buf);
+            c->take(sc.elem, w->buf);
           } else {
-            c->transfer(sc.elem, c->slot(0));
-            c->transfer(c->slot(0), w->buf);
+            c->take(sc.elem, c->slot(0));
+            c->take(c->slot(0), w->buf);
             c->head = (c->head + 1) % c->capacity;
           }
           w->ok = 1;
         } else if (c->count > 0) {
-          c->transfer(sc.elem, c->slot(0));
+          c->take(sc.elem, c->slot(0));
           c->head = (c->head + 1) % c->capacity;
           --c->count;
         } else {
@@ -474,12 +503,17 @@ int __copystack_select_end(COPYSTACK_NOESCAPE copystack_select_case *cases,
     if (i != won)
       (sc.dir == COPYSTACK_SEND ? c->sendq : c->recvq).remove(w);
     if (sc.dir == COPYSTACK_SEND) {
-      if (i != won)
-        c->transfer(sc.elem, w->buf); // the element goes back
+      if (i != won) {
+        // The element goes back: the case's object (moved from) takes its
+        // value again.
+        if (c->destroy)
+          c->destroy(sc.elem);
+        c->take(sc.elem, w->buf);
+      }
     } else if (i == won) {
       sc.ok = w->ok;
       if (w->ok)
-        c->transfer(sc.elem, w->buf);
+        c->take(sc.elem, w->buf);
       else
         c->zero(sc.elem);
     }

@@ -10,6 +10,9 @@ namespace copystack {
 // receiver. From any thread (the timer thread uses it).
 bool chan_try_send(copystack_chan *c, void *elem);
 
+// Bytes of live channels and their buffers (for the memory statistics).
+uint64_t chan_bytes_inuse();
+
 } // namespace copystack
 
 #endif

@@ -95,9 +95,10 @@ uintptr_t limit_for(const Stack &s) {
   return s.lo + COPYSTACK_GUARD;
 }
 
-Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
-                  size_t start_size) {
-  Task *t = new_task_struct();
+namespace {
+
+Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
+                uintptr_t a2, size_t start_size) {
   t->id = g_next_id.fetch_add(1);
   t->stack = allocate_stack(round_stack_size(start_size));
   // The first switch into the task pops a switch frame whose return address
@@ -118,7 +119,7 @@ Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
   return t;
 }
 
-Task *create_task_for(void (*fn)(void *), void *arg) {
+Task *init_task_for(Task *t, void (*fn)(void *), void *arg) {
   auto entry = reinterpret_cast<uintptr_t>(fn);
   uintptr_t a0 = reinterpret_cast<uintptr_t>(arg), a1 = 0;
   if (!is_instrumented(reinterpret_cast<void *>(fn))) {
@@ -128,7 +129,23 @@ Task *create_task_for(void (*fn)(void *), void *arg) {
     a0 = entry;
     entry = reinterpret_cast<uintptr_t>(&__copystack_foreign_call);
   }
-  return create_task(entry, a0, a1, 0, config().start_stack);
+  return init_task(t, entry, a0, a1, 0, config().start_stack);
+}
+
+} // namespace
+
+Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
+                  size_t start_size) {
+  return init_task(new_task_struct(), entry, a0, a1, a2, start_size);
+}
+
+Task *create_task_for(void (*fn)(void *), void *arg) {
+  return init_task_for(new_task_struct(), fn, arg);
+}
+
+Task *create_closure_task(void (*fn)(void *)) {
+  Task *t = new_task_struct();
+  return init_task_for(t, fn, t->closure);
 }
 
 void destroy_task(Task *t) {
@@ -138,7 +155,7 @@ void destroy_task(Task *t) {
   free_task_struct(t);
 }
 
-uint64_t task_bytes_inuse() { return g_task_bytes.load(); }
+uint64_t task_bytes_sys() { return g_task_bytes.load(); }
 
 } // namespace copystack
 
@@ -155,6 +172,14 @@ void copystack_run(void (*fn)(void *), void *arg) {
 void copystack_go(void (*fn)(void *), void *arg) {
   spawn(create_task_for(fn, arg));
 }
+
+void *__copystack_go_prepare(void (*fn)(void *), void **closure) {
+  Task *t = create_closure_task(fn);
+  *closure = t->closure;
+  return t;
+}
+
+void __copystack_go_commit(void *task) { spawn(static_cast<Task *>(task)); }
 
 int copystack_main(int (*main_fn)(int, char **, char **), int argc,
                    char **argv, char **envp) {

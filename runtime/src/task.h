@@ -62,13 +62,15 @@ Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
                   size_t start_size);
 // A task for fn(arg), handing foreign code to the thread's stack.
 Task *create_task_for(void (*fn)(void *), void *arg);
+// A task for fn(closure), where closure is the task's own 32-byte buffer.
+Task *create_closure_task(void (*fn)(void *));
 void destroy_task(Task *t);
 
 // The %fs:0x70 value for a task on stack s.
 uintptr_t limit_for(const Stack &s);
 
-// Task structures allocated and not freed (for the memory statistics).
-uint64_t task_bytes_inuse();
+// Bytes of task-structure slabs allocated (they are kept for reuse).
+uint64_t task_bytes_sys();
 
 } // namespace copystack
 

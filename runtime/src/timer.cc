@@ -35,7 +35,9 @@ struct Timers {
   std::once_flag started;
 };
 
-Timers g_timers;
+// Never destroyed: the timer thread may be waiting on it while the
+// program exits.
+Timers &g_timers = *new Timers;
 
 void timer_thread() {
   std::unique_lock<std::mutex> g(g_timers.lock);

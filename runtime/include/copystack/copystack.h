@@ -31,6 +31,13 @@ void copystack_run(void (*fn)(void *), void *arg);
  * or an ordinary thread (which starts the scheduler). */
 void copystack_go(void (*fn)(void *), void *arg);
 
+/* For copystack.hpp: a task that will call fn(closure), where closure is
+ * COPYSTACK_CLOSURE_BYTES bytes (16-aligned) inside the task's own
+ * structure. Fill them, then start the task with __copystack_go_commit. */
+#define COPYSTACK_CLOSURE_BYTES 32
+void *__copystack_go_prepare(void (*fn)(void *), void **closure);
+void __copystack_go_commit(void *task);
+
 
 /* Tasks that exist: started and not yet returned, main included (Go's
  * runtime.NumGoroutine). */
@@ -74,6 +81,7 @@ void copystack_chan_release(copystack_chan *c);
 /* Closing a closed channel stops the program with a message. */
 void copystack_chan_close(copystack_chan *c);
 size_t copystack_chan_len(copystack_chan *c);
+size_t copystack_chan_cap(copystack_chan *c);
 
 typedef struct copystack_waitgroup {
   uint64_t opaque[4];
@@ -115,8 +123,18 @@ typedef struct copystack_stats {
   uint64_t bytes_copied;   /* used bytes moved by all copies */
   uint64_t copy_ns;        /* time spent copying and relocating */
   uint64_t pointers_adjusted;
+  /* Memory, like Go's runtime.MemStats: _inuse is held by live objects,
+   * _sys was obtained from the OS (or the C heap) and not yet returned. */
   uint64_t stack_inuse;    /* bytes of stacks held by live tasks */
   uint64_t stack_sys;      /* bytes of stack memory obtained from the OS */
+  uint64_t tasks_live;     /* tasks that exist (copystack_num_tasks) */
+  uint64_t task_inuse;     /* bytes of the task structures of live tasks */
+  uint64_t task_sys;       /* bytes of task structures allocated (slabs) */
+  uint64_t pinned_sys;     /* bytes of pinned-area chunks (locals whose
+                              address leaves the stack) */
+  uint64_t chan_inuse;     /* bytes of channels and their buffers */
+  uint64_t sys;            /* all of the runtime's memory: the _sys fields
+                              plus chan_inuse */
 } copystack_stats;
 
 void copystack_get_stats(copystack_stats *out);
@@ -169,6 +187,14 @@ copystack_growth_hook copystack_set_growth_hook(copystack_growth_hook hook,
 #define COPYSTACK_NOESCAPE
 #endif
 
+/* The runtime moves elements with the channel's move function, which may
+ * leave an object pointing into itself (a short std::string does). The
+ * parameters are noescape so that the buffer can stay on the task's stack;
+ * the optimizer must still learn that the buffer's address may end up
+ * inside it, or it folds "does this string point into itself" to false.
+ * Handing the address to an empty asm says so, and costs nothing. */
+#define COPYSTACK_OPAQUE(p) __asm__ volatile("" : : "r"(p) : "memory")
+
 void __copystack_park(void (*then)(void *), void *arg);
 void __copystack_unlock_after_park(void *lock);
 
@@ -183,6 +209,7 @@ int __copystack_chan_recv_end(COPYSTACK_NOESCAPE void *elem);
 void *__copystack_chan_lock_of(copystack_chan *c);
 
 static inline void copystack_chan_send(copystack_chan *c, void *elem) {
+  COPYSTACK_OPAQUE(elem);
   if (__copystack_chan_send_begin(c, elem) == 2) {
     __copystack_park(__copystack_unlock_after_park,
                      __copystack_chan_lock_of(c));
@@ -193,6 +220,7 @@ static inline void copystack_chan_send(copystack_chan *c, void *elem) {
 /* Returns 1 with a value, 0 when the channel is closed and drained (*elem is
  * then zeroed). */
 static inline int copystack_chan_recv(copystack_chan *c, void *elem) {
+  COPYSTACK_OPAQUE(elem);
   int r = __copystack_chan_recv_begin(c, elem);
   if (r == 2) {
     __copystack_park(__copystack_unlock_after_park,
@@ -222,6 +250,7 @@ int __copystack_select_end(COPYSTACK_NOESCAPE copystack_select_case *cases,
 
 static inline int copystack_select(copystack_select_case *cases, int n,
                                    int block) {
+  COPYSTACK_OPAQUE(cases);
   int r = __copystack_select_begin(cases, n, block);
   if (r == -2) {
     __copystack_park(__copystack_select_unlock, 0);
