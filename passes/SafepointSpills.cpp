@@ -256,9 +256,60 @@ private:
   }
 };
 
+// A copy of frame address V (an alloca, or casts and constant offsets from
+// one) computed right before InsertBefore.
+Value *materializeFrameAddress(Value *V, Instruction *InsertBefore) {
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || isa<AllocaInst>(I))
+    return V;
+  Instruction *Copy = I->clone();
+  for (Use &Op : Copy->operands())
+    if (Op->getType()->isPointerTy())
+      Op.set(materializeFrameAddress(Op.get(), InsertBefore));
+  Copy->insertBefore(InsertBefore);
+  Copy->setName(I->getName());
+  return Copy;
+}
+
+// At -O0, FastISel computes an address instruction (a GEP of a local) once,
+// into a virtual register, and RegAllocFast spills every virtual register
+// live across a call or out of a block to a slot no map describes. Each use
+// gets its own copy, computed right before it, so that none lives across
+// anything. (Allocas themselves are rematerialized at each use by FastISel.)
+void rematerializeFrameAddresses(Function &F, const DataLayout &DL) {
+  SmallVector<Instruction *, 32> Addresses;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (!isa<AllocaInst>(I) && !I.use_empty() &&
+          I.getType()->isPointerTy() &&
+          (isa<GetElementPtrInst>(I) || isa<CastInst>(I)) &&
+          isFrameAddress(&I, DL))
+        Addresses.push_back(&I);
+  for (Instruction *I : Addresses) {
+    SmallVector<Use *, 4> Uses;
+    for (Use &U : I->uses())
+      Uses.push_back(&U);
+    for (Use *U : Uses) {
+      auto *User = cast<Instruction>(U->getUser());
+      Instruction *At = User;
+      if (auto *Phi = dyn_cast<PHINode>(User))
+        At = Phi->getIncomingBlock(*U)->getTerminator();
+      else if (User->getParent() == I->getParent() &&
+               User->getPrevNode() == I)
+        continue; // used right where it is computed
+      U->set(materializeFrameAddress(I, At));
+    }
+  }
+  for (Instruction *I : llvm::reverse(Addresses))
+    if (I->use_empty())
+      I->eraseFromParent();
+}
+
 } // namespace
 
 bool spillAcrossSafepoints(Function &F, const Policy &P, SpillStats &Stats) {
+  if (F.hasOptNone())
+    rematerializeFrameAddresses(F, F.getParent()->getDataLayout());
   return Spiller(F, P, Stats).run();
 }
 
