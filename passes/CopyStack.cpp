@@ -6,6 +6,7 @@
 #include "PinnedAllocas.h"
 #include "Policy.h"
 #include "SafepointSpills.h"
+#include "ThreadIdentity.h"
 #include "VarargShims.h"
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -306,6 +307,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     memIntrinsicsToCalls(*F);
     prepareExceptions(*F);
     prepareSetjmp(*F);
+    lowerThreadLocalAddresses(*F);
     rewriteForeignCalls(*F, P, Thunks, FS);
     checkStep(*F, "foreign calls");
     spillAcrossSafepoints(*F, P, SS);
@@ -327,6 +329,15 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
              << ore::NV("Pinned", PS.Static + PS.Dynamic) << " pinned locals";
     });
   }
+  // Functions on the system stack never change threads mid-call: their
+  // thread_local addresses go back to the intrinsic.
+  SmallPtrSet<Function *, 32> InWork(Work.begin(), Work.end());
+  for (Function &F : M)
+    if (!F.isDeclaration() && !InWork.count(&F))
+      restoreThreadLocalAddresses(F);
+  if (Function *TLSAddr = M.getFunction("__copystack.tls.address"))
+    if (TLSAddr->use_empty())
+      TLSAddr->eraseFromParent();
   if (!Work.empty())
     bindEagerly(M);
   return PreservedAnalyses::none();
@@ -340,6 +351,18 @@ void registerPasses(PassBuilder &PB) {
           return false;
         MPM.addPass(CopyStackPass());
         return true;
+      });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name != "copystack-thread-identity")
+          return false;
+        MPM.addPass(ThreadIdentityPass());
+        return true;
+      });
+  PB.registerPipelineStartEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) {
+        MPM.addPass(ThreadIdentityPass());
       });
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {

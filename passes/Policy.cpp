@@ -1,5 +1,6 @@
 //===- Policy.cpp - which functions run on copyable stacks ----------------===//
 #include "Policy.h"
+#include "ThreadIdentity.h"
 #include "ArgLayout.h"
 #include "PinnedAllocas.h"
 #include "VarargShims.h"
@@ -25,6 +26,8 @@ static bool bindsToThisDefinition(const Function &G) {
 }
 
 bool isInPlaceLibcall(StringRef Name) {
+  if (isThreadIdentityLibcall(Name))
+    return true;
   static const char *const Names[] = {
       "memcpy",  "mempcpy", "memmove", "memset",   "memcmp",  "bcmp",
       "memchr",  "memrchr", "rawmemchr", "strlen", "strnlen", "strcmp",
@@ -144,6 +147,8 @@ CallKind Policy::classify(const CallBase &CB) const {
   if (G->getName() == names::ForeignCall || G->getName() == names::LandingPad)
     return CallKind::NotACall;
   if (G->isDeclaration() && isInPlaceLibcall(G->getName()))
+    return CallKind::NotACall;
+  if (G->hasFnAttribute(names::InPlaceAttr))
     return CallKind::NotACall;
   if (G->getName() == names::Park)
     return CallKind::Direct;

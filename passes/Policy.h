@@ -50,6 +50,9 @@ inline constexpr llvm::StringLiteral PinnedMD = "copystack.pinned";
 inline constexpr llvm::StringLiteral JmpBufMD = "copystack.jmpbuf";
 /// Marks functions the pass generated (thunks, resolvers).
 inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
+/// Generated leaves called in place on the task stack (thread-local
+/// accessors for the static TLS models).
+inline constexpr llvm::StringLiteral InPlaceAttr = "copystack-inplace";
 } // namespace names
 
 /// libc functions instrumented code calls in place, on the task stack: glibc

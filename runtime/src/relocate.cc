@@ -49,7 +49,17 @@ void Relocator::adjust(uintptr_t *slot) {
 // through p cannot be taken to change them; written so that it vectorizes,
 // and built for the vector units this CPU has (a 64-bit unsigned compare
 // takes one instruction with AVX-512, several without).
-__attribute__((target_clones("avx512f", "avx2", "default"))) uint64_t
+// (Not under ThreadSanitizer: the clones' resolver runs while the dynamic
+// linker relocates the program, before TSan's runtime is initialised.)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define COPYSTACK_NO_CLONES 1
+#endif
+#endif
+#ifndef COPYSTACK_NO_CLONES
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+uint64_t
 Relocator::adjust_run(uintptr_t *p, uint32_t n, uintptr_t lo, uintptr_t size,
                       intptr_t delta) {
   uint64_t count = 0;

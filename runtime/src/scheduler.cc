@@ -51,7 +51,8 @@ struct Worker {
   std::atomic<bool> idle{false};
   uint32_t rand_state = 1;
   uint64_t ticks = 0;
-  Thread *thread = nullptr;
+  // Published once the worker runs; the monitor reads its foreign-call state.
+  std::atomic<Thread *> thread{nullptr};
   // The monitor's last look at this worker's foreign calls.
   uint64_t seen_seq = 0;
   int stuck_polls = 0;
@@ -63,8 +64,9 @@ constexpr int kMaxWorkers = 1024;
 
 struct Scheduler {
   std::once_flag started;
-  int nworkers = 0;
-  Worker *workers[kMaxWorkers];
+  std::atomic<int> nworkers{0};
+  // A slot changes when the monitor puts a spare in a stuck worker's place.
+  std::atomic<Worker *> workers[kMaxWorkers];
   std::atomic<int> spawned_workers{0};
   // The global queue.
   SpinLock global_lock;
@@ -222,7 +224,7 @@ bool has_work() {
   if (g_sched.global_len.load() > 0)
     return true;
   for (int i = 0; i < g_sched.nworkers; ++i) {
-    Worker *v = g_sched.workers[i];
+    Worker *v = g_sched.workers[i].load(std::memory_order_acquire);
     if (v->tail.load(std::memory_order_acquire) !=
             v->head.load(std::memory_order_acquire) ||
         v->runnext.load(std::memory_order_acquire))
@@ -239,7 +241,7 @@ void wake_one() {
   if (g_sched.nidle.load() == 0 || g_sched.nspinning.load() > 0)
     return;
   for (int i = 0; i < g_sched.nworkers; ++i) {
-    Worker *w = g_sched.workers[i];
+    Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
     if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
       futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
       return;
@@ -263,7 +265,8 @@ Task *look(Worker *w) {
   int n = g_sched.nworkers;
   int start = static_cast<int>(fastrand(w) % n);
   for (int i = 0; i < n; ++i) {
-    Worker *v = g_sched.workers[(start + i) % n];
+    Worker *v = g_sched.workers[(start + i) % n].load(
+        std::memory_order_acquire);
     if (v != w)
       if (Task *t = runq_steal(w, v))
         return t;
@@ -324,8 +327,10 @@ Task *find_work(Worker *w) {
 // ---- running a task ----------------------------------------------------------
 
 // Switches to t on this thread until it parks or finishes; then runs what
-// it asked to be run once its context was saved.
-void execute(Task *t) {
+// it asked to be run once its context was saved. Returns whether it
+// finished: after a park, t belongs to whoever readies it (it may already
+// be running elsewhere, or be gone), so the caller must not look at it.
+bool execute(Task *t) {
   Thread &th = __copystack_thread;
   th.task = t;
   th.task_lo = t->stack.lo;
@@ -339,7 +344,7 @@ void execute(Task *t) {
   load_pins(th, PinState{});
   if (t->done) {
     th.task = nullptr;
-    return;
+    return true;
   }
   void (*fn)(void *) = th.park_fn;
   void *arg = th.park_arg;
@@ -347,6 +352,7 @@ void execute(Task *t) {
   CS_CHECK(fn, "a task left its worker without parking or finishing");
   fn(arg); // th.task is the parking task while this runs
   th.task = nullptr;
+  return false;
 }
 
 void finish(Task *t) {
@@ -358,14 +364,13 @@ void *worker_main(void *arg) {
   auto *w = static_cast<Worker *>(arg);
   Thread &th = __copystack_thread;
   th.worker = w;
-  w->thread = &th;
+  w->thread.store(&th, std::memory_order_release);
   prepare_verify_thread();
   for (;;) {
     Task *t = find_work(w);
     if (!t)
       break; // retired, and nothing of its own left
-    execute(t);
-    if (t->done)
+    if (execute(t))
       finish(t);
   }
   th.worker = nullptr;
@@ -398,10 +403,10 @@ void start() {
     auto *w = new Worker;
     w->id = i;
     w->rand_state = 0x9e3779b9u * static_cast<uint32_t>(i + 1);
-    g_sched.workers[i] = w;
+    g_sched.workers[i].store(w, std::memory_order_release);
   }
   for (int i = 0; i < n; ++i)
-    start_worker_thread(g_sched.workers[i]);
+    start_worker_thread(g_sched.workers[i].load());
   pthread_t tid;
   pthread_create(&tid, nullptr, monitor_main, nullptr);
   pthread_detach(tid);
@@ -414,11 +419,14 @@ void start() {
 // its task and then serves the slot's queue again alongside.
 void *monitor_main(void *) {
   for (;;) {
-    struct timespec ts = {0, 1000 * 1000};
+    // Every 1 ms while any worker runs; every 10 ms while all are idle
+    // (nothing can be stuck then), so an idle program does not wake often.
+    bool all_idle = g_sched.nidle.load() == g_sched.nworkers;
+    struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
     nanosleep(&ts, nullptr);
     for (int i = 0; i < g_sched.nworkers; ++i) {
-      Worker *w = g_sched.workers[i];
-      Thread *th = w->thread;
+      Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
+      Thread *th = w->thread.load(std::memory_order_acquire);
       if (!th)
         continue;
       uint64_t seq = __atomic_load_n(&th->foreign_seq, __ATOMIC_RELAXED);
@@ -428,7 +436,7 @@ void *monitor_main(void *) {
         w->stuck_polls = 0;
         continue;
       }
-      if (++w->stuck_polls != 2 || !has_work())
+      if (++w->stuck_polls < 2 || !has_work())
         continue;
       // A spare takes the slot; what waited in the stuck worker's queue
       // goes to the global queue, where everyone finds it.
@@ -436,7 +444,7 @@ void *monitor_main(void *) {
       spare->id = w->id;
       spare->rand_state = fastrand(w) | 1;
       w->retired.store(true);
-      g_sched.workers[i] = spare;
+      g_sched.workers[i].store(spare, std::memory_order_release);
       while (Task *t = runq_steal(spare, w))
         global_put(t);
       while (Task *t = runq_get(spare))
@@ -496,8 +504,7 @@ void run_bound(Task *t) {
   uintptr_t saved_limit = read_limit();
   th.worker = nullptr; // what this task wakes goes to the global queue
   for (;;) {
-    execute(t);
-    if (t->done)
+    if (execute(t))
       break;
     std::unique_lock<std::mutex> g(runner.lock);
     runner.cv.wait(g, [&] { return runner.runnable; });
@@ -529,6 +536,12 @@ int copystack_workers(void) {
 
 void __copystack_yield_then(void *) {
   Task *t = parking_task();
+  if (t->runner) {
+    ready(t); // a bound task runs only on its own thread
+    return;
+  }
+  // To the back of the global queue, not this worker's runnext: the others
+  // waiting run first.
   global_put(t);
   wake_one();
 }

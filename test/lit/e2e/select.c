@@ -83,8 +83,8 @@ int main(void) {
   printf("mixed: case %d value %ld keep %ld\n", r, lv, keep);
 
   // A timeout.
-  copystack_chan *timeout = copystack_after(5000000);
   uint64_t start = copystack_now_ns(), fired = 0;
+  copystack_chan *timeout = copystack_after(5000000);
   copystack_select_case tc[2] = {{quiet, &qv, COPYSTACK_RECV, 0},
                                  {timeout, &fired, COPYSTACK_RECV, 0}};
   r = copystack_select(tc, 2, 1);

@@ -138,9 +138,9 @@ static void selects() {
   REQUIRE(r == 0 && !ok && v == 99);
   // A timeout.
   copystack::Chan<int> never(0);
-  auto timeout = copystack::after(3ms);
   uint64_t fired = 0;
   uint64_t before = copystack_now_ns();
+  auto timeout = copystack::after(3ms);
   r = copystack::select(copystack::recv_case(never, v),
                         copystack::recv_case(timeout, fired));
   REQUIRE(r == 1 && fired >= before + 3000000);
