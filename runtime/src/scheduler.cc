@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <thread>
 #include <time.h>
+#include <cstdlib>
 #include <unistd.h>
 #include <vector>
 
@@ -190,15 +191,19 @@ Task *runq_get(Worker *w) {
   }
 }
 
-// Steals half of victim's queue into w's; returns one task to run.
-Task *runq_steal(Worker *w, Worker *victim) {
+// Steals half of victim's queue into w's; returns one task to run. The
+// victim's runnext only when asked: it is usually the partner of the task
+// the victim runs now, about to run there (Go waits a few microseconds
+// before taking it, for the same reason).
+Task *runq_steal(Worker *w, Worker *victim, bool take_runnext) {
   for (;;) {
     uint32_t h = victim->head.load(std::memory_order_acquire);
     uint32_t tl = victim->tail.load(std::memory_order_acquire);
     uint32_t n = tl - h;
     if (n == 0 || n > Worker::kQueue) {
       if (n == 0) {
-        // Its runnext, if it has been waiting there.
+        if (!take_runnext)
+          return nullptr;
         Task *t = victim->runnext.load(std::memory_order_acquire);
         if (t && victim->runnext.compare_exchange_strong(t, nullptr))
           return t;
@@ -250,7 +255,7 @@ void wake_one() {
 }
 
 // One look at every source of work, in Go's order.
-Task *look(Worker *w) {
+Task *look(Worker *w, bool take_runnext) {
   ++w->ticks;
   // Now and then the global queue first, so that it is not starved.
   if (w->ticks % 61 == 0)
@@ -268,7 +273,7 @@ Task *look(Worker *w) {
     Worker *v = g_sched.workers[(start + i) % n].load(
         std::memory_order_acquire);
     if (v != w)
-      if (Task *t = runq_steal(w, v))
+      if (Task *t = runq_steal(w, v, take_runnext))
         return t;
   }
   return nullptr;
@@ -286,7 +291,7 @@ Task *find_work(Worker *w) {
         return t;
       return runq_get(w); // null: the thread exits
     }
-    if (Task *t = look(w))
+    if (Task *t = look(w, false))
       return t;
     // Spin only while spinners are fewer than half the busy workers (Go's
     // rule): spinning must not take the CPU from the threads making work.
@@ -297,7 +302,9 @@ Task *find_work(Worker *w) {
       for (int i = 0; i < kSpinRounds && !found; ++i) {
         for (int k = 0; k < 32; ++k)
           __builtin_ia32_pause();
-        found = look(w);
+        // A victim's runnext only in the second half: by then its owner
+        // has had time to run it.
+        found = look(w, i >= kSpinRounds / 2);
       }
       // The last spinner to find work wakes another, so that one stays
       // available while work keeps coming (Go's resetspinning).
@@ -360,6 +367,15 @@ void finish(Task *t) {
   destroy_task(t);
 }
 
+// The program's main task (copystack_main), if it runs on the scheduler.
+std::atomic<Task *> g_main_task{nullptr};
+
+// Go's runtime.main: when main returns, the program ends, whatever other
+// tasks are doing. exit() runs here, on a worker's own stack.
+[[noreturn]] void main_finished(Task *t) {
+  exit(static_cast<int>(t->result));
+}
+
 void *worker_main(void *arg) {
   auto *w = static_cast<Worker *>(arg);
   Thread &th = __copystack_thread;
@@ -370,8 +386,11 @@ void *worker_main(void *arg) {
     Task *t = find_work(w);
     if (!t)
       break; // retired, and nothing of its own left
-    if (execute(t))
+    if (execute(t)) {
+      if (t == g_main_task.load(std::memory_order_relaxed))
+        main_finished(t);
       finish(t);
+    }
   }
   th.worker = nullptr;
   return nullptr;
@@ -394,6 +413,10 @@ pthread_t start_worker_thread(Worker *w) {
 
 void *monitor_main(void *);
 
+// Set while copystack_main starts the scheduler: the calling thread will
+// serve worker 0 itself.
+bool g_caller_is_worker0 = false;
+
 void start() {
   int n = g_requested_workers.load();
   if (n <= 0)
@@ -405,7 +428,7 @@ void start() {
     w->rand_state = 0x9e3779b9u * static_cast<uint32_t>(i + 1);
     g_sched.workers[i].store(w, std::memory_order_release);
   }
-  for (int i = 0; i < n; ++i)
+  for (int i = g_caller_is_worker0 ? 1 : 0; i < n; ++i)
     start_worker_thread(g_sched.workers[i].load());
   pthread_t tid;
   pthread_create(&tid, nullptr, monitor_main, nullptr);
@@ -445,7 +468,7 @@ void *monitor_main(void *) {
       spare->rand_state = fastrand(w) | 1;
       w->retired.store(true);
       g_sched.workers[i].store(spare, std::memory_order_release);
-      while (Task *t = runq_steal(spare, w))
+      while (Task *t = runq_steal(spare, w, true))
         global_put(t);
       while (Task *t = runq_get(spare))
         global_put(t);
@@ -492,6 +515,25 @@ void spawn(Task *t) {
   else
     global_put(t);
   wake_one();
+}
+
+void run_main(Task *t) {
+  g_main_task.store(t);
+  bool joined = false;
+  std::call_once(g_sched.started, [&] {
+    g_caller_is_worker0 = true;
+    start();
+    joined = true;
+  });
+  spawn(t);
+  // This thread serves as worker 0 until the monitor retires it (a foreign
+  // call held it up and a spare took its place); or the scheduler was
+  // already running (a constructor started tasks). Either way it then has
+  // nothing to do but wait for main to end the program.
+  if (joined)
+    worker_main(g_sched.workers[0].load());
+  for (;;)
+    pause();
 }
 
 void run_bound(Task *t) {

@@ -17,6 +17,8 @@
 //
 // A task started by copystack_run is bound to the thread that called it: it
 // runs there and nowhere else, and ready() hands it back to that thread.
+// The program's main task is not: as in Go, it is an ordinary task, and the
+// main thread becomes a worker.
 //
 // A monitor thread (Go's sysmon) watches for workers stuck in a foreign
 // call and starts another worker while one is, so that a task blocked in
@@ -47,9 +49,13 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
-// Runs t bound to the calling thread until it finishes (copystack_run and
-// the main task).
+// Runs t bound to the calling thread until it finishes (copystack_run).
 void run_bound(Task *t);
+
+// Runs the program's main task t on the scheduler, with the calling thread
+// as one of the workers (Go's M0), and exits with its result when it
+// returns.
+[[noreturn]] void run_main(Task *t);
 
 } // namespace copystack
 

@@ -190,10 +190,7 @@ int copystack_main(int (*main_fn)(int, char **, char **), int argc,
                         reinterpret_cast<uintptr_t>(argv),
                         reinterpret_cast<uintptr_t>(envp),
                         config().start_stack);
-  run_bound(t);
-  int rc = static_cast<int>(t->result);
-  destroy_task(t);
-  return rc;
+  run_main(t); // exits with main's result
 }
 
 int copystack_in_task(void) { return __copystack_thread.task != nullptr; }

@@ -49,8 +49,13 @@ uint64_t copystack_num_tasks(void);
 int copystack_set_workers(int n);
 int copystack_workers(void);
 
-/* Runs a program's main as a task. The link option -Wl,--wrap=main (added by
- * the copystack-cc and copystack-c++ drivers) routes main through this. */
+/* Runs a program's main as a task, as Go runs main.main: an ordinary task
+ * that may run on any worker, with the calling (main) thread serving as one
+ * of the workers. When main returns, the program exits with its result
+ * (exit(): atexit handlers and static destructors run), whatever other
+ * tasks are doing. Does not return unless main_fn is not instrumented (then
+ * it is called directly). The link option -Wl,--wrap=main (added by the
+ * copystack-cc and copystack-c++ drivers) routes main through this. */
 int copystack_main(int (*main_fn)(int, char **, char **), int argc,
                    char **argv, char **envp);
 

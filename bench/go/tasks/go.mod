@@ -1,0 +1,3 @@
+module copystack/bench/tasks
+
+go 1.19

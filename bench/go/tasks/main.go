@@ -1,0 +1,145 @@
+// The Go side of bench/tasks_bench.cpp: the same programs, the same output.
+//
+//	tasks park KIND N   N goroutines call WaitGroup.Done, then block
+//	                    (KIND: chan, mutex, select, sleep)
+//	tasks pingpong N    N round trips over unbuffered channels
+//	tasks spawnjoin N   N goroutines that only call Done, then Wait
+//
+// Memory per goroutine from runtime.MemStats deltas around the spawning
+// (StackInuse, HeapInuse, Sys, after a GC on both sides, as in the seed
+// post), and RSS from /proc/self/statm and getrusage.
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func rss() float64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var pages, resident int64
+	fmt.Sscan(string(b), &pages, &resident)
+	return float64(resident * int64(os.Getpagesize()))
+}
+
+func maxRSS() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) * 1024
+}
+
+func park(kind string, n int) {
+	block := make(chan struct{})
+	var held sync.Mutex
+	held.Lock()
+	var started sync.WaitGroup
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rssBefore := rss()
+	started.Add(n)
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		switch kind {
+		case "chan":
+			go func() {
+				started.Done()
+				<-block
+			}()
+		case "mutex":
+			go func() {
+				started.Done()
+				held.Lock()
+				held.Unlock()
+			}()
+		case "select":
+			go func() {
+				started.Done()
+				select {}
+			}()
+		case "sleep":
+			go func() {
+				started.Done()
+				time.Sleep(time.Hour)
+			}()
+		default:
+			fmt.Fprintln(os.Stderr, "tasks: unknown kind", kind)
+			os.Exit(2)
+		}
+	}
+	started.Wait()
+	spawn := time.Since(t0)
+	time.Sleep(50 * time.Millisecond)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	f := float64(n)
+	fmt.Printf("n=%d tasks=%d spawn_ns=%.0f stack=%.0f heap=%.0f sys=%.0f rss=%.0f maxrss=%.0f\n",
+		n, runtime.NumGoroutine(), float64(spawn.Nanoseconds())/f,
+		(float64(after.StackInuse)-float64(before.StackInuse))/f,
+		(float64(after.HeapInuse)-float64(before.HeapInuse))/f,
+		(float64(after.Sys)-float64(before.Sys))/f,
+		(rss()-rssBefore)/f, (maxRSS()-rssBefore)/f)
+	os.Exit(0)
+}
+
+func pingpong(n int) {
+	ping, pong := make(chan int64), make(chan int64)
+	go func() {
+		for v := range ping {
+			pong <- v + 1
+		}
+	}()
+	var v int64
+	for i := 0; i < 1000; i++ {
+		ping <- v
+		v = <-pong
+	}
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		ping <- v
+		v = <-pong
+	}
+	ns := float64(time.Since(t0).Nanoseconds())
+	close(ping)
+	fmt.Printf("n=%d ns=%.1f check=%d\n", n, ns/float64(n), v)
+}
+
+func spawnjoin(n int) {
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	wg.Add(n)
+	for i := 0; i < n; i++ {
+		go func() { wg.Done() }()
+	}
+	wg.Wait()
+	ns := float64(time.Since(t0).Nanoseconds())
+	fmt.Printf("n=%d ns=%.1f\n", n, ns/float64(n))
+}
+
+func main() {
+	if len(os.Args) >= 4 && os.Args[1] == "park" {
+		n, _ := strconv.Atoi(os.Args[3])
+		park(os.Args[2], n)
+	}
+	if len(os.Args) >= 3 {
+		n, _ := strconv.Atoi(os.Args[2])
+		switch os.Args[1] {
+		case "pingpong":
+			pingpong(n)
+			return
+		case "spawnjoin":
+			spawnjoin(n)
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "usage: tasks park chan|mutex|select|sleep N | pingpong N | spawnjoin N")
+	os.Exit(2)
+}
