@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace copystack {
+namespace copystack_rt {
 
 size_t parse_size(const char *text) {
   if (!text || !*text)
@@ -59,4 +59,4 @@ Config &config() {
   return *c;
 }
 
-} // namespace copystack
+} // namespace copystack_rt

@@ -21,7 +21,7 @@
 #include <atomic>
 #include <cstddef>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct Config {
   bool stress = false;
@@ -37,6 +37,6 @@ Config &config();
 // Parses "123", "64K", "8M", "1G"; returns 0 on malformed input.
 size_t parse_size(const char *text);
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

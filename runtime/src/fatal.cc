@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
-namespace copystack {
+namespace copystack_rt {
 
 static void write_all(const char *buf, size_t n) {
   while (n > 0) {
@@ -53,4 +53,4 @@ void check_failed(const char *file, int line, const char *expr,
   fatal("%s:%d: invariant broken: %s (%s)", file, line, msg, expr);
 }
 
-} // namespace copystack
+} // namespace copystack_rt

@@ -5,7 +5,7 @@
 #ifndef COPYSTACK_FATAL_H
 #define COPYSTACK_FATAL_H
 
-namespace copystack {
+namespace copystack_rt {
 
 // Prints "copystack: fatal: <message>" to stderr and aborts. Safe to call
 // on the system stack from any runtime path; formats with vsnprintf into a
@@ -19,12 +19,12 @@ void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 [[noreturn]] void check_failed(const char *file, int line, const char *expr,
                                const char *msg);
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #define CS_CHECK(cond, msg)                                                    \
   do {                                                                         \
     if (__builtin_expect(!(cond), 0))                                          \
-      ::copystack::check_failed(__FILE__, __LINE__, #cond, msg);               \
+      ::copystack_rt::check_failed(__FILE__, __LINE__, #cond, msg);               \
   } while (0)
 
 #endif

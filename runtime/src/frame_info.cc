@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 
@@ -620,4 +620,4 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   return fi;
 }
 
-} // namespace copystack
+} // namespace copystack_rt

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-namespace copystack {
+namespace copystack_rt {
 
 // Callee-saved registers other than %rbp, in this order everywhere.
 enum Csr { kRbx, kR12, kR13, kR14, kR15, kNumCsr };
@@ -75,6 +75,6 @@ bool is_instrumented(const void *fn);
 // A symbol name for pc (dladdr), for messages; never null.
 const char *symbol_name(uintptr_t pc);
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

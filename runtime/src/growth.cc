@@ -32,7 +32,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct MoreStackBlock {
   uint64_t xmm[16];
@@ -93,9 +93,9 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
 
 } // namespace
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   Thread &th = __copystack_thread;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <cstdlib>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct PinChunk {
   PinChunk *prev;
@@ -92,9 +92,9 @@ void free_pins(PinState &p) {
 
 uint64_t pinned_bytes_sys() { return g_sys.load(); }
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 extern "C" void __copystack_pin_grow(void *arg) {
   auto *req = static_cast<copystack_pin_request *>(arg);

@@ -9,7 +9,7 @@
 
 #include "thread.h"
 
-namespace copystack {
+namespace copystack_rt {
 
 // The pinned state a task carries while it does not run.
 struct PinState {
@@ -24,6 +24,6 @@ void free_pins(PinState &p);
 
 uint64_t pinned_bytes_sys();
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

@@ -3,7 +3,7 @@
 #include "relocate.h"
 #include "fatal.h"
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 
@@ -327,4 +327,4 @@ unsigned Relocator::report_unrelocated() const {
   return reports;
 }
 
-} // namespace copystack
+} // namespace copystack_rt

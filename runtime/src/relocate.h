@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace copystack {
+namespace copystack_rt {
 
 enum ArgReg { kRdi, kRsi, kRdx, kRcx, kR8, kR9, kNumArgRegs };
 
@@ -111,6 +111,6 @@ private:
   [[noreturn]] void broken(const char *what, uintptr_t at) const;
 };
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace copystack {
+namespace copystack_rt {
 
 // A thread that runs one bound task (copystack_run, main).
 struct Runner {
@@ -557,9 +557,9 @@ void run_bound(Task *t) {
   write_limit(saved_limit);
 }
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 extern "C" {
 

@@ -31,7 +31,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace copystack {
+namespace copystack_rt {
 
 // Makes a parked task runnable. From any thread, inside or outside the
 // scheduler, with or without runtime locks held.
@@ -57,6 +57,6 @@ void run_bound(Task *t);
 // returns.
 [[noreturn]] void run_main(Task *t);
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <sched.h>
 
-namespace copystack {
+namespace copystack_rt {
 
 // Operates on a word it does not own, so that it can live inside the
 // opaque structures of the C API (copystack_waitgroup, copystack_mutex).
@@ -39,6 +39,6 @@ private:
   std::atomic<uint32_t> word_{0};
 };
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 
@@ -306,4 +306,4 @@ bool describe_fenced_address(uintptr_t addr, char *buf, size_t len) {
   return true;
 }
 
-} // namespace copystack
+} // namespace copystack_rt

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct Stack {
   uintptr_t lo = 0;
@@ -35,6 +35,6 @@ uint64_t stack_bytes_sys();
 // buf and returns true. Async-signal-safe.
 bool describe_fenced_address(uintptr_t addr, char *buf, size_t len);
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

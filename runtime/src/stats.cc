@@ -11,7 +11,7 @@
 
 #include <time.h>
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 std::atomic<copystack_growth_hook> g_hook{nullptr};
@@ -41,9 +41,9 @@ void publish_growth(const copystack_growth_event &ev) {
     h(&ev, g_hook_data.load());
 }
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 extern "C" {
 

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct Stats {
   std::atomic<uint64_t> tasks_created{0};
@@ -26,6 +26,6 @@ void publish_growth(const copystack_growth_event &ev);
 
 uint64_t now_ns();
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

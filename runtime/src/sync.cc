@@ -27,7 +27,7 @@
 #include <mutex>
 #include <new>
 
-namespace copystack {
+namespace copystack_rt {
 
 // A FIFO of waiters, doubly linked through Waiter::next/prev.
 struct WaitQueue {
@@ -84,9 +84,9 @@ Waiter *WaitQueue::pop() {
   return nullptr;
 }
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 struct copystack_chan {
   SpinLock lock; // first: __copystack_chan_lock_of returns the channel
@@ -159,9 +159,9 @@ size_t ring_bytes(size_t elem_size, size_t capacity) {
 }
 } // namespace
 
-uint64_t copystack::chan_bytes_inuse() { return g_chan_bytes.load(); }
+uint64_t copystack_rt::chan_bytes_inuse() { return g_chan_bytes.load(); }
 
-bool copystack::chan_try_send(copystack_chan *c, void *elem) {
+bool copystack_rt::chan_try_send(copystack_chan *c, void *elem) {
   c->lock.lock();
   if (c->closed) {
     c->lock.unlock();

@@ -4,7 +4,7 @@
 
 #include "copystack/copystack.h"
 
-namespace copystack {
+namespace copystack_rt {
 
 // Sends without ever parking; false when the channel has no room and no
 // receiver. From any thread (the timer thread uses it).
@@ -13,6 +13,6 @@ bool chan_try_send(copystack_chan *c, void *elem);
 // Bytes of live channels and their buffers (for the memory statistics).
 uint64_t chan_bytes_inuse();
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

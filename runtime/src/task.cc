@@ -18,11 +18,11 @@
 #include <new>
 
 extern "C" {
-__thread copystack::Thread __copystack_thread
+__thread copystack_rt::Thread __copystack_thread
     __attribute__((tls_model("initial-exec")));
 }
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 
@@ -157,9 +157,9 @@ void destroy_task(Task *t) {
 
 uint64_t task_bytes_sys() { return g_task_bytes.load(); }
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 extern "C" {
 

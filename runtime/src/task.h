@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct Task;
 struct Runner;
@@ -72,6 +72,6 @@ uintptr_t limit_for(const Stack &s);
 // Bytes of task-structure slabs allocated (they are kept for reuse).
 uint64_t task_bytes_sys();
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

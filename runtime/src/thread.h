@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace copystack {
+namespace copystack_rt {
 
 struct Task;
 struct PinChunk;
@@ -71,10 +71,10 @@ inline void write_limit(uintptr_t v) {
   __asm__ volatile("movq %0, %%fs:0x70" : : "r"(v) : "memory");
 }
 
-} // namespace copystack
+} // namespace copystack_rt
 
 extern "C" {
-extern __thread copystack::Thread __copystack_thread
+extern __thread copystack_rt::Thread __copystack_thread
     __attribute__((tls_model("initial-exec")));
 
 // switch.S

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 
@@ -76,9 +76,9 @@ void add(const Timer &t) {
 
 } // namespace
 
-} // namespace copystack
+} // namespace copystack_rt
 
-using namespace copystack;
+using namespace copystack_rt;
 
 extern "C" {
 

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
-namespace copystack {
+namespace copystack_rt {
 
 namespace {
 
@@ -74,4 +74,4 @@ void prepare_verify_thread() {
   t_altstack_ready = true;
 }
 
-} // namespace copystack
+} // namespace copystack_rt

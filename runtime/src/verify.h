@@ -7,13 +7,13 @@
 #ifndef COPYSTACK_VERIFY_H
 #define COPYSTACK_VERIFY_H
 
-namespace copystack {
+namespace copystack_rt {
 
 // Installs the SIGSEGV/SIGBUS handler (once per process) and an alternate
 // signal stack for the calling thread (once per thread). No-op outside
 // verify mode.
 void prepare_verify_thread();
 
-} // namespace copystack
+} // namespace copystack_rt
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-using copystack::parse_size;
+using copystack_rt::parse_size;
 
 TEST(ParseSize, PlainBytes) { EXPECT_EQ(parse_size("4096"), 4096u); }
 

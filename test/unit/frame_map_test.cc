@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-using namespace copystack;
+using namespace copystack_rt;
 
 namespace {
 

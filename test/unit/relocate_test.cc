@@ -9,7 +9,7 @@
 #include <cstring>
 #include <map>
 
-using namespace copystack;
+using namespace copystack_rt;
 
 namespace {
 

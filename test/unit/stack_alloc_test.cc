@@ -9,7 +9,7 @@
 #include <set>
 #include <vector>
 
-using namespace copystack;
+using namespace copystack_rt;
 
 TEST(StackAlloc, RoundsToPowersOfTwoFromTheMinimum) {
   EXPECT_EQ(round_stack_size(1), size_t(COPYSTACK_MIN_STACK));

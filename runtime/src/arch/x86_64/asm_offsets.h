@@ -6,7 +6,7 @@
 #ifndef COPYSTACK_ASM_OFFSETS_H
 #define COPYSTACK_ASM_OFFSETS_H
 
-/* copystack::Thread (thread.h), reached through the initial-exec TLS
+/* copystack_rt::Thread (thread.h), reached through the initial-exec TLS
  * symbol __copystack_thread. */
 #define THREAD_SCHED_SP 0    /* scheduler's saved %rsp while a task runs */
 #define THREAD_TASK_LIMIT 8  /* %fs:0x70 while the task runs its own code */
@@ -19,7 +19,7 @@
 #define THREAD_PARK_ARG 88
 #define THREAD_FOREIGN_SEQ 96 /* foreign calls started on this thread */
 
-/* copystack::Task (task.h) */
+/* copystack_rt::Task (task.h) */
 #define TASK_SP 0            /* saved %rsp while suspended */
 #define TASK_RESULT 8        /* the entry function's return value */
 #define TASK_DONE 16         /* set to 1 when the entry function returned */

@@ -1,0 +1,8 @@
+// The tasks demo (demo/tasks.cpp, the seed's counting program) prints the
+// seed's three numbers on every run, and what a parked task costs.
+// RUN: %cxx %S/../../../demo/tasks.cpp -o %t && %run %t | FileCheck %s
+// RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
+// CHECK:      tasks when main starts:         1
+// CHECK-NEXT: tasks while workers block: 100001
+// CHECK-NEXT: tasks after release:            1
+// CHECK:      while parked, per task: 2048 B of stack, 224 B of task structure
