@@ -35,6 +35,13 @@ static bool env_flag(const char *name) {
   return v && *v && strcmp(v, "0") != 0;
 }
 
+static bool env_default(const char *name, bool dflt) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return dflt;
+  return strcmp(v, "0") != 0;
+}
+
 static Config *load() {
   static Config c;
   c.stress = env_flag("COPYSTACK_STRESS");
@@ -43,7 +50,26 @@ static Config *load() {
     c.verify_scan = strcmp(v, "scan") == 0;
   c.trace = env_flag("COPYSTACK_TRACE");
   c.max_stack.store(COPYSTACK_DEFAULT_MAX_STACK);
-  c.start_stack = COPYSTACK_MIN_STACK;
+  c.start_stack.store(COPYSTACK_MIN_STACK);
+  c.adaptive_start.store(COPYSTACK_MIN_STACK);
+  if (const char *v = getenv("COPYSTACK_START_STACK")) {
+    size_t n = parse_size(v);
+    if (n < COPYSTACK_MIN_STACK || n > (size_t(1) << 30))
+      fatal("COPYSTACK_START_STACK=%s is not a size from %d bytes to 1G", v,
+            COPYSTACK_MIN_STACK);
+    c.start_stack.store(n);
+  }
+  c.shrink.store(env_default("COPYSTACK_SHRINK", true));
+  c.adaptive.store(env_default("COPYSTACK_ADAPTIVE", true));
+  c.learn.store(env_default("COPYSTACK_LEARN", true));
+  c.release.store(env_default("COPYSTACK_RELEASE", true));
+  if (const char *v = getenv("COPYSTACK_COLLECT_MS")) {
+    char *end = nullptr;
+    unsigned long long ms = strtoull(v, &end, 10);
+    if (end == v || *end)
+      fatal("COPYSTACK_COLLECT_MS=%s is not a number of milliseconds", v);
+    c.collect_ms.store(ms);
+  }
   if (const char *v = getenv("COPYSTACK_MAX_STACK")) {
     size_t n = parse_size(v);
     if (n < COPYSTACK_MIN_STACK)
@@ -57,6 +83,15 @@ static Config *load() {
 Config &config() {
   static Config *c = load();
   return *c;
+}
+
+size_t default_start_stack() {
+  Config &c = config();
+  size_t a = c.adaptive.load(std::memory_order_relaxed)
+                 ? c.adaptive_start.load(std::memory_order_relaxed)
+                 : 0;
+  size_t s = c.start_stack.load(std::memory_order_relaxed);
+  return a > s ? a : s;
 }
 
 } // namespace copystack_rt

@@ -15,6 +15,13 @@
 //   COPYSTACK_MAX_STACK=N  the largest stack a task may grow to (bytes, or
 //                          with a K, M or G suffix); default 1G
 //   COPYSTACK_TRACE=1      print every stack copy to stderr
+//   COPYSTACK_START_STACK=N  the stack a task starts with (default 2K)
+//   COPYSTACK_SHRINK=0     do not shrink stacks at collections
+//   COPYSTACK_ADAPTIVE=0   do not adapt the start size to the average use
+//   COPYSTACK_LEARN=0      do not learn start sizes per spawn site
+//   COPYSTACK_RELEASE=0    keep free stack memory instead of returning it
+//   COPYSTACK_COLLECT_MS=N automatic collections every N ms (0: only when
+//                          asked, and under stack-memory pressure)
 #ifndef COPYSTACK_CONFIG_H
 #define COPYSTACK_CONFIG_H
 
@@ -29,8 +36,21 @@ struct Config {
   bool verify_scan = false;
   bool trace = false;
   std::atomic<size_t> max_stack;
-  size_t start_stack;
+  // The start size set by the program (COPYSTACK_START_STACK,
+  // copystack_set_start_stack), and the adaptive one the collector
+  // computes; a task starts with the larger.
+  std::atomic<size_t> start_stack;
+  std::atomic<size_t> adaptive_start;
+  // The collection policy (copystack_policy).
+  std::atomic<bool> shrink{true};
+  std::atomic<bool> adaptive{true};
+  std::atomic<bool> learn{true};
+  std::atomic<bool> release{true};
+  std::atomic<uint64_t> collect_ms{1000};
 };
+
+// The size a new task's stack starts with, before any per-site learning.
+size_t default_start_stack();
 
 Config &config();
 

@@ -1,6 +1,7 @@
 // scheduler.cc: the M:N scheduler (scheduler.h).
 #include "split_stack_notes.h"
 #include "scheduler.h"
+#include "collect.h"
 #include "config.h"
 #include "fatal.h"
 #include "spinlock.h"
@@ -339,6 +340,7 @@ Task *find_work(Worker *w) {
 // be running elsewhere, or be gone), so the caller must not look at it.
 bool execute(Task *t) {
   Thread &th = __copystack_thread;
+  begin_running(t); // t->stack is stable from here
   th.task = t;
   th.task_lo = t->stack.lo;
   th.task_hi = t->stack.hi;
@@ -357,6 +359,13 @@ bool execute(Task *t) {
   void *arg = th.park_arg;
   th.park_fn = nullptr;
   CS_CHECK(fn, "a task left its worker without parking or finishing");
+  // Stress mode moves every stack that parks, through the collector's
+  // relocation of a suspended stack (and halves it when it qualifies).
+  if (config().stress)
+    shrink_suspended(t, true, false);
+  // Suspended before then() runs: once it has, whoever readies the task may
+  // run it, and the collector may move its stack.
+  end_running(t);
   fn(arg); // th.task is the parking task while this runs
   th.task = nullptr;
   return false;
@@ -447,6 +456,7 @@ void *monitor_main(void *) {
     bool all_idle = g_sched.nidle.load() == g_sched.nworkers;
     struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
     nanosleep(&ts, nullptr);
+    maybe_collect();
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <algorithm>
+#include <vector>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,6 +47,7 @@ std::atomic<uint64_t> g_sys{0};
 
 struct FreeStack {
   FreeStack *next;
+  size_t size; // of a large stack in the cache
 };
 
 std::mutex g_lock;
@@ -54,6 +57,14 @@ FreeStack *g_free[kClasses];
 // P): a task's stack usually goes back on the thread that finishes it and
 // comes out on the thread that spawns the next.
 constexpr int kThreadCache = 32;
+// Per class, a thread keeps at most this many bytes of free stacks (and at
+// least two stacks): 32 stacks of 2 KiB, two of 64 KiB.
+constexpr size_t kThreadCacheBytes = 64 * 1024;
+int cache_cap(int c) {
+  size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+  size_t n = kThreadCacheBytes / size;
+  return n < 2 ? 2 : n > kThreadCache ? kThreadCache : static_cast<int>(n);
+}
 struct StackCache {
   FreeStack *items[kClasses][kThreadCache];
   int n[kClasses] = {};
@@ -70,6 +81,11 @@ struct StackCache {
 thread_local StackCache t_stacks;
 FreeStack *g_large[kLargeClasses];
 size_t g_large_bytes;
+// Free stacks whose memory went back to the OS (scavenge()): their
+// addresses, out of band, since their contents are gone. Reused before
+// new chunks are mapped; under g_lock.
+std::vector<uintptr_t> g_released[kClasses];
+std::atomic<uint64_t> g_released_total{0};
 
 std::once_flag g_arena_once;
 uintptr_t g_arena_lo, g_arena_hi;
@@ -189,7 +205,35 @@ void release_verify(Stack s) {
   if (!is_dense(s.lo))
     g_guarded_live.fetch_sub(1);
   g_sys -= s.size();
+  g_released_total += s.size(); // fenced: its memory is the OS's again
   g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
+}
+
+// Makes g_free[c] non-empty: stacks released to the OS first (their pages
+// come back zeroed on first touch), else a new chunk. Under g_lock.
+void refill(int c, size_t size) {
+  if (g_free[c])
+    return;
+  std::vector<uintptr_t> &rel = g_released[c];
+  if (!rel.empty()) {
+    size_t take = std::min<size_t>(rel.size(), kThreadCache);
+    for (size_t i = 0; i < take; ++i) {
+      auto *f = reinterpret_cast<FreeStack *>(rel.back());
+      rel.pop_back();
+      f->next = g_free[c];
+      g_free[c] = f;
+    }
+    g_sys += take * size;
+    g_released_total -= take * size;
+    return;
+  }
+  size_t chunk = kChunk > size ? kChunk : size;
+  auto *base = static_cast<char *>(map_or_die(chunk));
+  for (size_t off = chunk; off >= size; off -= size) {
+    auto *f = reinterpret_cast<FreeStack *>(base + off - size);
+    f->next = g_free[c];
+    g_free[c] = f;
+  }
 }
 
 } // namespace
@@ -230,16 +274,8 @@ Stack allocate_stack(size_t size) {
   StackCache &tc = t_stacks;
   if (tc.n[c] == 0) {
     std::lock_guard<std::mutex> g(g_lock);
-    if (!g_free[c]) {
-      size_t chunk = kChunk > size ? kChunk : size;
-      auto *base = static_cast<char *>(map_or_die(chunk));
-      for (size_t off = chunk; off >= size; off -= size) {
-        auto *f = reinterpret_cast<FreeStack *>(base + off - size);
-        f->next = g_free[c];
-        g_free[c] = f;
-      }
-    }
-    while (tc.n[c] < kThreadCache / 2 && g_free[c]) {
+    refill(c, size);
+    while (tc.n[c] < cache_cap(c) / 2 + 1 && g_free[c]) {
       tc.items[c][tc.n[c]++] = g_free[c];
       g_free[c] = g_free[c]->next;
     }
@@ -250,7 +286,7 @@ Stack allocate_stack(size_t size) {
   return s;
 }
 
-void release_stack(Stack s) {
+void release_stack(Stack s, bool to_pool) {
   if (!s.lo)
     return;
   g_inuse -= s.size();
@@ -265,6 +301,7 @@ void release_stack(Stack s) {
       std::lock_guard<std::mutex> g(g_lock);
       if (c < kLargeClasses && g_large_bytes + s.size() <= kLargeCacheBytes) {
         f->next = g_large[c];
+        f->size = s.size();
         g_large[c] = f;
         g_large_bytes += s.size();
         return;
@@ -274,10 +311,16 @@ void release_stack(Stack s) {
     g_sys -= s.size();
     return;
   }
-  StackCache &tc = t_stacks;
-  if (tc.n[c] == kThreadCache) {
+  if (to_pool) {
     std::lock_guard<std::mutex> g(g_lock);
-    while (tc.n[c] > kThreadCache / 2) {
+    f->next = g_free[c];
+    g_free[c] = f;
+    return;
+  }
+  StackCache &tc = t_stacks;
+  if (tc.n[c] >= cache_cap(c)) {
+    std::lock_guard<std::mutex> g(g_lock);
+    while (tc.n[c] > cache_cap(c) / 2) {
       FreeStack *x = tc.items[c][--tc.n[c]];
       x->next = g_free[c];
       g_free[c] = x;
@@ -285,6 +328,79 @@ void release_stack(Stack s) {
   }
   tc.items[c][tc.n[c]++] = f;
 }
+
+uint64_t scavenge_stacks() {
+  if (config().verify)
+    return 0; // released stacks are fenced already
+  std::vector<std::pair<uintptr_t, size_t>> ranges;
+  std::vector<FreeStack *> large;
+  {
+    std::lock_guard<std::mutex> g(g_lock);
+    for (int c = 0; c < kClasses; ++c) {
+      size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+      std::vector<uintptr_t> free;
+      for (FreeStack *f = g_free[c]; f; f = f->next)
+        free.push_back(reinterpret_cast<uintptr_t>(f));
+      g_free[c] = nullptr;
+      std::sort(free.begin(), free.end());
+      std::vector<uintptr_t> kept;
+      for (size_t i = 0; i < free.size(); ++i) {
+        uintptr_t a = free[i];
+        if (size >= kPage) {
+          ranges.push_back({a, size});
+          g_released[c].push_back(a);
+          continue;
+        }
+        // Stacks smaller than a page go back a page at a time, when every
+        // stack in the page is free.
+        size_t per_page = kPage / size;
+        if ((a & (kPage - 1)) == 0 && i + per_page <= free.size() &&
+            free[i + per_page - 1] == a + kPage - size) {
+          ranges.push_back({a, kPage});
+          for (size_t k = 0; k < per_page; ++k)
+            g_released[c].push_back(free[i + k]);
+          i += per_page - 1;
+          continue;
+        }
+        kept.push_back(a);
+      }
+      for (uintptr_t a : kept) {
+        auto *f = reinterpret_cast<FreeStack *>(a);
+        f->next = g_free[c];
+        g_free[c] = f;
+      }
+    }
+    for (int c = 0; c < kLargeClasses; ++c) {
+      while (FreeStack *f = g_large[c]) {
+        g_large[c] = f->next;
+        large.push_back(f);
+      }
+    }
+    g_large_bytes = 0;
+  }
+  // Neighbours go back in one call.
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < ranges.size();) {
+    uintptr_t lo = ranges[i].first, hi = lo + ranges[i].second;
+    size_t j = i + 1;
+    while (j < ranges.size() && ranges[j].first == hi)
+      hi += ranges[j++].second;
+    madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED);
+    bytes += hi - lo;
+    i = j;
+  }
+  for (FreeStack *f : large) {
+    size_t size = f->size;
+    munmap(f, size);
+    bytes += size;
+  }
+  g_sys -= bytes;
+  g_released_total += bytes;
+  return bytes;
+}
+
+uint64_t stack_bytes_released() { return g_released_total.load(); }
 
 uint64_t stack_bytes_inuse() { return g_inuse.load(); }
 uint64_t stack_bytes_sys() { return g_sys.load(); }

@@ -25,7 +25,16 @@ struct Stack {
 size_t round_stack_size(size_t bytes);
 
 Stack allocate_stack(size_t size);
-void release_stack(Stack s);
+// to_pool: straight to the shared pool rather than this thread's cache (the
+// collector, which is not where stacks are allocated).
+void release_stack(Stack s, bool to_pool = false);
+
+// Gives the memory of free stacks back to the OS (MADV_DONTNEED for pooled
+// sizes, a whole page at a time for stacks smaller than one; munmap for
+// cached large stacks). Stacks in threads' caches stay. Returns the bytes.
+uint64_t scavenge_stacks();
+// Bytes given back and not reused since.
+uint64_t stack_bytes_released();
 
 // Bytes of stacks handed out and not released; bytes mapped from the OS.
 uint64_t stack_bytes_inuse();

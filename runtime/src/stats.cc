@@ -2,6 +2,7 @@
 #include "split_stack_notes.h"
 #include "stats.h"
 #include "config.h"
+#include "copystack/abi.h"
 #include "fatal.h"
 #include "pin.h"
 #include "scheduler.h"
@@ -64,6 +65,10 @@ void copystack_get_stats(copystack_stats *out) {
   out->chan_inuse = chan_bytes_inuse();
   out->sys = out->stack_sys + out->task_sys + out->pinned_sys +
              out->chan_inuse;
+  out->shrinks = s.shrinks.load();
+  out->collections = s.collections.load();
+  out->stack_released = stack_bytes_released();
+  out->start_stack = default_start_stack();
 }
 
 copystack_growth_hook copystack_set_growth_hook(copystack_growth_hook hook,

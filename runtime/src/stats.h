@@ -17,6 +17,8 @@ struct Stats {
   std::atomic<uint64_t> bytes_copied{0};
   std::atomic<uint64_t> copy_ns{0};
   std::atomic<uint64_t> pointers_adjusted{0};
+  std::atomic<uint64_t> shrinks{0};
+  std::atomic<uint64_t> collections{0};
 };
 
 Stats &stats();

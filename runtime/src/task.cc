@@ -2,6 +2,7 @@
 // them (copystack_run, copystack_main, copystack_go).
 #include "split_stack_notes.h"
 #include "task.h"
+#include "collect.h"
 #include "config.h"
 #include "fatal.h"
 #include "frame_info.h"
@@ -53,6 +54,51 @@ struct TaskCache {
 };
 thread_local TaskCache t_tasks;
 
+// Every slab, for for_each_task: a chunked list that only grows, read
+// without a lock (a reader sees a prefix of it).
+constexpr int kSlabsPerChunk = 1024;
+struct SlabChunk {
+  Task *slabs[kSlabsPerChunk];
+  std::atomic<int> n{0};
+  std::atomic<SlabChunk *> next{nullptr};
+};
+SlabChunk g_first_chunk;
+SlabChunk *g_last_chunk = &g_first_chunk; // under g_slab_lock
+std::mutex g_slab_lock;
+
+void register_slab(Task *slab) {
+  std::lock_guard<std::mutex> g(g_slab_lock);
+  SlabChunk *c = g_last_chunk;
+  int n = c->n.load(std::memory_order_relaxed);
+  if (n == kSlabsPerChunk) {
+    auto *fresh = new SlabChunk;
+    c->next.store(fresh, std::memory_order_release);
+    g_last_chunk = c = fresh;
+    n = 0;
+  }
+  c->slabs[n] = slab;
+  c->n.store(n + 1, std::memory_order_release);
+}
+
+// A recycled structure, as a freshly constructed one but for its state
+// (a collector may be looking at it: the state stays an atomic throughout).
+Task *reset(Task *t) {
+  CS_CHECK(t->state.load() == kFree, "a recycled task structure is free");
+  t->sp = t->result = 0;
+  t->done = 0;
+  t->site = 0;
+  t->copies = 0;
+  t->stack = Stack{};
+  t->id = 0;
+  t->scrub_low = 0;
+  t->pins = PinState{};
+  t->next = nullptr;
+  t->runner = nullptr;
+  t->select = nullptr;
+  t->wait = Waiter{};
+  return t;
+}
+
 Task *new_task_struct() {
   TaskCache &c = t_tasks;
   if (c.n == 0) {
@@ -67,12 +113,15 @@ Task *new_task_struct() {
         aligned_alloc(alignof(Task), sizeof(Task) * kSlab));
     if (!slab)
       fatal("out of memory for task structures");
+    for (int i = 0; i < kSlab; ++i)
+      new (&slab[i]) Task; // state kFree until a task is built there
+    register_slab(slab);
     g_task_bytes += sizeof(Task) * kSlab;
     for (int i = 0; i < kSlab - 1; ++i)
       c.items[c.n++] = &slab[i];
-    return new (&slab[kSlab - 1]) Task;
+    return reset(&slab[kSlab - 1]);
   }
-  return new (c.items[--c.n]) Task;
+  return reset(c.items[--c.n]);
 }
 
 void free_task_struct(Task *t) {
@@ -115,21 +164,32 @@ Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
   t->sp = reinterpret_cast<uintptr_t>(frame);
   t->scrub_low = t->stack.lo;
   t->wait.task = t;
+  t->state.store(kSuspended, std::memory_order_release);
   stats().tasks_created++;
   return t;
 }
 
-Task *init_task_for(Task *t, void (*fn)(void *), void *arg) {
+// hint: a start size asked for at the spawn (0: none). Otherwise the
+// spawn site's learned size, or the default (adaptive) one.
+Task *init_task_for(Task *t, void (*fn)(void *), void *arg, size_t hint) {
   auto entry = reinterpret_cast<uintptr_t>(fn);
   uintptr_t a0 = reinterpret_cast<uintptr_t>(arg), a1 = 0;
+  size_t start = 0;
   if (!is_instrumented(reinterpret_cast<void *>(fn))) {
     // Foreign code never runs on a copyable stack: the task's first frame
     // hands it to the thread's own stack.
     a1 = a0;
     a0 = entry;
     entry = reinterpret_cast<uintptr_t>(&__copystack_foreign_call);
+    start = COPYSTACK_MIN_STACK;
+  } else {
+    t->site = spawn_site(reinterpret_cast<uintptr_t>(fn));
+    start = start_size_for(t->site);
+    if (hint > start)
+      start = hint < config().max_stack.load() ? hint
+                                                : config().max_stack.load();
   }
-  return init_task(t, entry, a0, a1, 0, config().start_stack);
+  return init_task(t, entry, a0, a1, 0, start);
 }
 
 } // namespace
@@ -139,20 +199,50 @@ Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
   return init_task(new_task_struct(), entry, a0, a1, a2, start_size);
 }
 
-Task *create_task_for(void (*fn)(void *), void *arg) {
-  return init_task_for(new_task_struct(), fn, arg);
+Task *create_task_for(void (*fn)(void *), void *arg, size_t hint) {
+  return init_task_for(new_task_struct(), fn, arg, hint);
 }
 
-Task *create_closure_task(void (*fn)(void *)) {
+Task *create_closure_task(void (*fn)(void *), size_t hint) {
   Task *t = new_task_struct();
-  return init_task_for(t, fn, t->closure);
+  return init_task_for(t, fn, t->closure, hint);
 }
 
 void destroy_task(Task *t) {
+  // A finished task is left in kRunning by the thread that ran it: no
+  // collector touches it, and it is kFree before its stack goes.
+  t->state.store(kFree, std::memory_order_release);
+  learn_exit(t);
   release_stack(t->stack);
+  t->stack = Stack{};
   free_pins(t->pins);
-  t->~Task();
   free_task_struct(t);
+}
+
+void for_each_task(void (*fn)(Task *, void *), void *arg) {
+  for (SlabChunk *c = &g_first_chunk; c;
+       c = c->next.load(std::memory_order_acquire)) {
+    int n = c->n.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < kSlab; ++k)
+        fn(&c->slabs[i][k], arg);
+  }
+}
+
+void begin_running(Task *t) {
+  for (;;) {
+    uint8_t expected = kSuspended;
+    if (t->state.compare_exchange_weak(expected, kRunning,
+                                       std::memory_order_acquire))
+      return;
+    CS_CHECK(expected == kShrinking || expected == kSuspended,
+             "a task to run is suspended");
+    __builtin_ia32_pause(); // the collector is moving its stack
+  }
+}
+
+void end_running(Task *t) {
+  t->state.store(kSuspended, std::memory_order_release);
 }
 
 uint64_t task_bytes_sys() { return g_task_bytes.load(); }
@@ -173,8 +263,17 @@ void copystack_go(void (*fn)(void *), void *arg) {
   spawn(create_task_for(fn, arg));
 }
 
+void copystack_go_sized(void (*fn)(void *), void *arg, size_t stack_bytes) {
+  spawn(create_task_for(fn, arg, stack_bytes));
+}
+
 void *__copystack_go_prepare(void (*fn)(void *), void **closure) {
-  Task *t = create_closure_task(fn);
+  return __copystack_go_prepare_sized(fn, closure, 0);
+}
+
+void *__copystack_go_prepare_sized(void (*fn)(void *), void **closure,
+                                   size_t stack_bytes) {
+  Task *t = create_closure_task(fn, stack_bytes);
   *closure = t->closure;
   return t;
 }
@@ -189,7 +288,7 @@ int copystack_main(int (*main_fn)(int, char **, char **), int argc,
                         static_cast<uintptr_t>(argc),
                         reinterpret_cast<uintptr_t>(argv),
                         reinterpret_cast<uintptr_t>(envp),
-                        config().start_stack);
+                        default_start_stack());
   run_main(t); // exits with main's result
 }
 

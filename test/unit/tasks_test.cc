@@ -335,3 +335,83 @@ TEST(Tasks, GoFromAPlainThreadStartsTheScheduler) {
 }
 
 } // namespace
+
+namespace {
+
+size_t stack_size_now() {
+  copystack_stack_info info;
+  EXPECT_EQ(copystack_current_stack(&info), 0);
+  return info.size;
+}
+
+TEST(Lifecycle, CollectShrinksAParkedTaskAndItsPointersSurvive) {
+  copystack::run([] {
+    copystack::Chan<int> wake(0), report(0);
+    copystack::go([wake, report]() mutable {
+      burn(300); // grows to 16 KiB or more
+      int locals[8];
+      for (int i = 0; i < 8; ++i)
+        locals[i] = i * i;
+      int *p = &locals[5];
+      size_t before = stack_size_now();
+      wake.recv(); // parked: the collections run
+      report.send(static_cast<int>(before / 1024));
+      report.send(static_cast<int>(stack_size_now() / 1024));
+      report.send(*p);
+    });
+    copystack::sleep_for(5ms);
+    for (int i = 0; i < 8; ++i)
+      copystack::collect();
+    wake.send(1);
+    int before = *report.recv(), after = *report.recv();
+    EXPECT_GE(before, 16); // KiB, grown
+    EXPECT_LE(after, 4);   // halved at each collection while parked
+    EXPECT_EQ(*report.recv(), 25);
+  });
+}
+
+TEST(Lifecycle, SpawnHintStartsBig) {
+  copystack::run([] {
+    copystack::Chan<size_t> size(1);
+    copystack::go(copystack::stack_size(100 * 1024),
+                  [size]() mutable { size.send(stack_size_now()); });
+    EXPECT_EQ(*size.recv(), 128u * 1024);
+  });
+}
+
+TEST(Lifecycle, SpawnSiteLearnsItsSize) {
+  copystack::run([] {
+    copystack::Chan<size_t> size(1);
+    auto spawn = [&] {
+      copystack::WaitGroup wg;
+      wg.go([size]() mutable {
+        size.send(stack_size_now());
+        burn(200); // grows past the start size
+      });
+      wg.wait();
+      return *size.recv();
+    };
+    size_t first = spawn();
+    for (int i = 0; i < 4; ++i)
+      spawn();
+    EXPECT_EQ(first, 2048u);
+    EXPECT_GE(spawn(), 8u * 1024); // what the first ones grew to
+  });
+}
+
+TEST(Lifecycle, FreeStackMemoryGoesBackToTheOS) {
+  copystack::run([] {
+    copystack::WaitGroup wg;
+    for (int i = 0; i < 20; ++i)
+      wg.go([] { burn(500); });
+    wg.wait();
+    settle_to(1);
+    copystack_stats before = copystack::stats();
+    copystack::collect();
+    copystack_stats after = copystack::stats();
+    EXPECT_GT(after.stack_released, before.stack_released);
+    EXPECT_LT(after.stack_sys, before.stack_sys);
+  });
+}
+
+} // namespace

@@ -36,6 +36,8 @@ void copystack_go(void (*fn)(void *), void *arg);
  * structure. Fill them, then start the task with __copystack_go_commit. */
 #define COPYSTACK_CLOSURE_BYTES 32
 void *__copystack_go_prepare(void (*fn)(void *), void **closure);
+void *__copystack_go_prepare_sized(void (*fn)(void *), void **closure,
+                                   size_t stack_bytes);
 void __copystack_go_commit(void *task);
 
 
@@ -119,6 +121,43 @@ copystack_chan *copystack_after(uint64_t ns);
 size_t copystack_set_max_stack(size_t bytes);
 size_t copystack_max_stack(void);
 
+/* ---- Stack lifecycle: shrinking, start sizes, memory back to the OS ---- */
+
+/* A collection: halves the stack of every suspended task (parked, runnable
+ * or not yet started) that uses under a quarter of it, when its frames and
+ * the guard fit in the half; updates the adaptive start size; gives the
+ * memory of free stacks back to the OS. Running tasks are left alone. Also
+ * runs automatically (copystack_policy). See docs/stacks.md. */
+void copystack_collect(void);
+
+typedef struct copystack_policy {
+  int shrink;             /* collections shrink stacks (default 1;
+                             COPYSTACK_SHRINK=0) */
+  int adaptive_start;     /* start size follows the average use seen at
+                             collections, as Go 1.19 (default 1;
+                             COPYSTACK_ADAPTIVE=0) */
+  int learn_start;        /* start size learned per spawn site (default 1;
+                             COPYSTACK_LEARN=0) */
+  int release_memory;     /* free stack memory goes back to the OS at
+                             collections (default 1; COPYSTACK_RELEASE=0) */
+  uint64_t collect_interval_ms; /* automatic collections while stacks
+                             change; 0: only copystack_collect and memory
+                             pressure (default 1000; COPYSTACK_COLLECT_MS) */
+} copystack_policy;
+
+void copystack_get_policy(copystack_policy *out);
+void copystack_set_policy(const copystack_policy *policy);
+
+/* The stack a task starts with: 2 KiB by default (COPYSTACK_START_STACK);
+ * rounded up to a power of two. Returns the previous value. The adaptive
+ * and learned sizes only ever start tasks bigger than this. */
+size_t copystack_set_start_stack(size_t bytes);
+size_t copystack_start_stack(void);
+
+/* copystack_go with a hint: the task starts on a stack of at least
+ * stack_bytes, for a task known to go deep (no growth on the way). */
+void copystack_go_sized(void (*fn)(void *), void *arg, size_t stack_bytes);
+
 /* ---- What stack growth costs ------------------------------------------ */
 
 typedef struct copystack_stats {
@@ -140,6 +179,12 @@ typedef struct copystack_stats {
   uint64_t chan_inuse;     /* bytes of channels and their buffers */
   uint64_t sys;            /* all of the runtime's memory: the _sys fields
                               plus chan_inuse */
+  uint64_t shrinks;        /* stacks halved by collections */
+  uint64_t collections;    /* collections run (copystack_collect, automatic) */
+  uint64_t stack_released; /* stack bytes given back to the OS, not reused
+                              since (not in stack_sys) */
+  uint64_t start_stack;    /* the stack a task starts with now (before
+                              per-site learning) */
 } copystack_stats;
 
 void copystack_get_stats(copystack_stats *out);

@@ -64,9 +64,36 @@ template <class F> void go(F &&f) {
   }
 }
 
+// A spawn-time hint: go(stack_size(64 << 10), f) starts the task on a
+// stack of at least that many bytes, for a task known to go deep.
+struct stack_size {
+  explicit stack_size(size_t b) : bytes(b) {}
+  size_t bytes;
+};
+
+template <class F> void go(stack_size hint, F &&f) {
+  using Fn = std::decay_t<F>;
+  void *closure = nullptr;
+  if constexpr (detail::fits_in_task<Fn>) {
+    Fn local(std::forward<F>(f));
+    void *task = __copystack_go_prepare_sized(&detail::invoke_inline<Fn>,
+                                              &closure, hint.bytes);
+    ::new (closure) Fn(std::move(local));
+    __copystack_go_commit(task);
+  } else {
+    auto heap = std::make_unique<Fn>(std::forward<F>(f));
+    void *task = __copystack_go_prepare_sized(&detail::invoke_heap<Fn>,
+                                              &closure, hint.bytes);
+    *static_cast<Fn **>(closure) = heap.release();
+    __copystack_go_commit(task);
+  }
+}
+
 // go(f, args...): f(args...) with the arguments copied (or moved) into the
 // task, as `go f(x, y)` evaluates them before the task starts.
-template <class F, class A, class... As> void go(F &&f, A &&a, As &&...as) {
+template <class F, class A, class... As,
+          class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, stack_size>>>
+void go(F &&f, A &&a, As &&...as) {
   go([fn = std::forward<F>(f),
       args = std::make_tuple(std::forward<A>(a),
                              std::forward<As>(as)...)]() mutable {
@@ -100,6 +127,10 @@ inline int workers() { return copystack_workers(); }
 inline int set_workers(int n) { return copystack_set_workers(n); }
 
 inline bool in_task() { return copystack_in_task() != 0; }
+
+// A collection now: shrinks the stacks of suspended tasks that use little
+// of them, and gives free stack memory back to the OS (docs/stacks.md).
+inline void collect() { copystack_collect(); }
 
 inline copystack_stats stats() {
   copystack_stats s;

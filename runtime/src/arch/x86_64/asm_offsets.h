@@ -22,7 +22,7 @@
 /* copystack_rt::Task (task.h) */
 #define TASK_SP 0            /* saved %rsp while suspended */
 #define TASK_RESULT 8        /* the entry function's return value */
-#define TASK_DONE 16         /* set to 1 when the entry function returned */
+#define TASK_DONE 16         /* byte: 1 once the entry function returned */
 
 /* The switch frame __copystack_switch leaves on a suspended stack, from the
  * saved %rsp up: r15 r14 r13 r12 rbx rbp, then the return address. */

@@ -88,7 +88,7 @@ __copystack_task_start:
 	call	*%r13
 __copystack_task_return:
 	movq	%rax, TASK_RESULT(%r12)
-	movl	$1, TASK_DONE(%r12)
+	movb	$1, TASK_DONE(%r12)
 	leaq	TASK_SP(%r12), %rdi
 	movq	__copystack_thread@gottpoff(%rip), %rax
 	movq	%fs:THREAD_SCHED_SP(%rax), %rsi
