@@ -475,7 +475,11 @@ void *monitor_main(void *) {
       // goes to the global queue, where everyone finds it.
       auto *spare = new Worker;
       spare->id = w->id;
-      spare->rand_state = fastrand(w) | 1;
+      // Seeded from the slot and the spare count, not from the stuck
+      // worker's generator: that one belongs to its thread, still running.
+      spare->rand_state =
+          (uint32_t(w->id + 1) * 2654435761u) ^
+          (uint32_t(g_sched.spawned_workers.load() + 1) * 40503u) | 1;
       w->retired.store(true);
       g_sched.workers[i].store(spare, std::memory_order_release);
       while (Task *t = runq_steal(spare, w, true))

@@ -334,6 +334,10 @@ uint64_t scavenge_stacks() {
     return 0; // released stacks are fenced already
   std::vector<std::pair<uintptr_t, size_t>> ranges;
   std::vector<FreeStack *> large;
+  // Taken off the free lists under the lock, given back to the OS without
+  // it, and only then offered for reuse: a stack handed out between the two
+  // would have its first frames zeroed under it.
+  std::vector<uintptr_t> gone[kClasses];
   {
     std::lock_guard<std::mutex> g(g_lock);
     for (int c = 0; c < kClasses; ++c) {
@@ -343,12 +347,14 @@ uint64_t scavenge_stacks() {
         free.push_back(reinterpret_cast<uintptr_t>(f));
       g_free[c] = nullptr;
       std::sort(free.begin(), free.end());
+      for (size_t i = 1; i < free.size(); ++i)
+        CS_CHECK(free[i] != free[i - 1], "a stack is free only once");
       std::vector<uintptr_t> kept;
       for (size_t i = 0; i < free.size(); ++i) {
         uintptr_t a = free[i];
         if (size >= kPage) {
           ranges.push_back({a, size});
-          g_released[c].push_back(a);
+          gone[c].push_back(a);
           continue;
         }
         // Stacks smaller than a page go back a page at a time, when every
@@ -358,7 +364,7 @@ uint64_t scavenge_stacks() {
             free[i + per_page - 1] == a + kPage - size) {
           ranges.push_back({a, kPage});
           for (size_t k = 0; k < per_page; ++k)
-            g_released[c].push_back(free[i + k]);
+            gone[c].push_back(free[i + k]);
           i += per_page - 1;
           continue;
         }
@@ -397,6 +403,9 @@ uint64_t scavenge_stacks() {
   }
   g_sys -= bytes;
   g_released_total += bytes;
+  std::lock_guard<std::mutex> g(g_lock);
+  for (int c = 0; c < kClasses; ++c)
+    g_released[c].insert(g_released[c].end(), gone[c].begin(), gone[c].end());
   return bytes;
 }
 
