@@ -81,6 +81,7 @@ public:
           }
     if (Safepoints.empty())
       return false;
+    bool Changed = demoteUnwindPhis();
 
     SmallVector<Value *, 32> Candidates;
     for (Argument &A : F.args())
@@ -91,7 +92,6 @@ public:
         if (!I.use_empty() && needsSlot(&I, DL))
           Candidates.push_back(&I);
 
-    bool Changed = false;
     for (Value *V : Candidates)
       Changed |= handle(V);
     return Changed;
@@ -105,6 +105,46 @@ private:
   DominatorTree DT;
   DenseSet<const Instruction *> Safepoints;
   DenseSet<const BasicBlock *> BlocksWithSafepoint;
+
+  // A phi in a landing pad that takes a value across an invoke's unwind
+  // edge cannot get its reload on that edge: an EH edge cannot be split
+  // (LLVM would insert funclet pads, invalid with Itanium landing pads).
+  // Such phis go through a stack slot instead: each predecessor stores its
+  // incoming value before its terminator, the pad loads it. The slot is a
+  // stack object holding pointers, which the frame map describes, so the
+  // value is relocated if the invoke moved the stack.
+  bool demoteUnwindPhis() {
+    SmallVector<PHINode *, 8> Phis;
+    for (BasicBlock &BB : F) {
+      if (!BB.isLandingPad())
+        continue;
+      for (PHINode &Phi : BB.phis()) {
+        for (unsigned I = 0, E = Phi.getNumIncomingValues(); I != E; ++I) {
+          Instruction *T = Phi.getIncomingBlock(I)->getTerminator();
+          if (Safepoints.count(T) && needsSlot(Phi.getIncomingValue(I), DL)) {
+            Phis.push_back(&Phi);
+            break;
+          }
+        }
+      }
+    }
+    BasicBlock &Entry = F.getEntryBlock();
+    for (PHINode *Phi : Phis) {
+      IRBuilder<> EB(&Entry, Entry.getFirstInsertionPt());
+      AllocaInst *Slot = EB.CreateAlloca(Phi->getType(), nullptr,
+                                         Phi->getName() + ".cs.phislot");
+      for (unsigned I = 0, E = Phi->getNumIncomingValues(); I != E; ++I)
+        new StoreInst(Phi->getIncomingValue(I), Slot,
+                      Phi->getIncomingBlock(I)->getTerminator());
+      IRBuilder<> B(Phi->getParent(), Phi->getParent()->getFirstInsertionPt());
+      LoadInst *L = B.CreateLoad(Phi->getType(), Slot);
+      L->takeName(Phi);
+      Phi->replaceAllUsesWith(L);
+      Phi->eraseFromParent();
+      ++Stats.Values;
+    }
+    return !Phis.empty();
+  }
 
   BasicBlock *defBlock(Value *V) {
     if (auto *I = dyn_cast<Instruction>(V))
