@@ -1,6 +1,7 @@
 // scheduler.cc: the M:N scheduler (scheduler.h).
 #include "split_stack_notes.h"
 #include "scheduler.h"
+#include "signals.h"
 #include "collect.h"
 #include "config.h"
 #include "fatal.h"
@@ -390,6 +391,7 @@ void *worker_main(void *arg) {
   Thread &th = __copystack_thread;
   th.worker = w;
   w->thread.store(&th, std::memory_order_release);
+  prepare_signal_stack();
   prepare_verify_thread();
   for (;;) {
     Task *t = find_work(w);
@@ -478,8 +480,9 @@ void *monitor_main(void *) {
       // Seeded from the slot and the spare count, not from the stuck
       // worker's generator: that one belongs to its thread, still running.
       spare->rand_state =
-          (uint32_t(w->id + 1) * 2654435761u) ^
-          (uint32_t(g_sched.spawned_workers.load() + 1) * 40503u) | 1;
+          ((uint32_t(w->id + 1) * 2654435761u) ^
+           (uint32_t(g_sched.spawned_workers.load() + 1) * 40503u)) |
+          1;
       w->retired.store(true);
       g_sched.workers[i].store(spare, std::memory_order_release);
       while (Task *t = runq_steal(spare, w, true))
@@ -551,6 +554,7 @@ void run_main(Task *t) {
 }
 
 void run_bound(Task *t) {
+  prepare_signal_stack();
   prepare_verify_thread();
   Runner runner;
   t->runner = &runner;

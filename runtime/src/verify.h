@@ -9,9 +9,8 @@
 
 namespace copystack_rt {
 
-// Installs the SIGSEGV/SIGBUS handler (once per process) and an alternate
-// signal stack for the calling thread (once per thread). No-op outside
-// verify mode.
+// Installs the SIGSEGV/SIGBUS handler (once per process; it runs on the
+// alternate signal stack of signals.h). No-op outside verify mode.
 void prepare_verify_thread();
 
 } // namespace copystack_rt

@@ -1,0 +1,28 @@
+// signals.h: signal handlers never run on a task stack.
+//
+// A task stack may have less than a page left, and the kernel pushes 1-3
+// KiB of signal frame (more with AVX-512 state) before a handler even
+// starts. So, like Go on every M, each thread that runs tasks gets an
+// alternate signal stack, and the runtime interposes sigaction() and
+// signal() so that every handler a program installs runs on it
+// (SA_ONSTACK added), through a trampoline that clears the split-stack
+// limit while the handler runs: instrumented handler code then runs in
+// place on the alternate stack, never asking to grow a stack it is not on.
+#ifndef COPYSTACK_SIGNALS_H
+#define COPYSTACK_SIGNALS_H
+
+#include <csignal>
+
+namespace copystack_rt {
+
+// Gives the calling thread an alternate signal stack unless it has one
+// already. Idempotent; cheap after the first call on a thread.
+void prepare_signal_stack();
+
+// The C library's sigaction, for the runtime's own handlers (no trampoline).
+int system_sigaction(int sig, const struct sigaction *act,
+                     struct sigaction *old);
+
+} // namespace copystack_rt
+
+#endif
