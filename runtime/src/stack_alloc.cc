@@ -9,9 +9,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <algorithm>
+#include <map>
 #include <vector>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -36,7 +38,9 @@ constexpr size_t kChunk = 256 * 1024;
 // for the life of the process, so any later use of a pointer into it
 // faults. An inaccessible reservation costs no memory; stress mode, which
 // copies the whole stack at every call, goes through a few GiB a second.
-constexpr size_t kVerifyArena = size_t(1) << 40;
+// The verify arena: 1 TiB of address space, or COPYSTACK_VERIFY_ARENA_GIB
+// (tests use a small one to exercise its wrap-around).
+size_t g_verify_arena = size_t(1) << 40;
 // Released stacks remembered by address, for naming them in fault reports.
 constexpr size_t kRecent = 4096;
 
@@ -89,7 +93,62 @@ std::atomic<uint64_t> g_released_total{0};
 
 std::once_flag g_arena_once;
 uintptr_t g_arena_lo, g_arena_hi;
-std::atomic<uintptr_t> g_arena_next;
+
+// One half of the verify arena, handed out in address order so that a
+// stale pointer finds its old stack fenced. When the bump pointer reaches
+// the end it wraps around to the lowest addresses and goes on past the
+// stacks still live there: a long stress run (a copy per call, millions of
+// copies of a grown stack) reuses addresses only after half a terabyte of
+// fresh ones, so a missed pointer still faults unless it stays unused that
+// long.
+struct ArenaHalf {
+  uintptr_t lo = 0, hi = 0, next = 0;
+  uint64_t wraps = 0;
+  std::map<uintptr_t, uintptr_t> live; // lo -> end (page-rounded), by address
+  std::mutex lock;
+
+  // [base - below, base + bytes) free, base returned; below: a guard page.
+  uintptr_t take(size_t bytes, size_t below) {
+    std::lock_guard<std::mutex> g(lock);
+    size_t need = below + bytes;
+    uintptr_t at = next;
+    bool wrapped = false;
+    for (;;) {
+      if (at + need > hi) {
+        if (wrapped)
+          fatal("verify mode has no room left for a %zu-byte stack in its "
+                "%zu GiB of address space: live stacks fill it",
+                bytes, (hi - lo) >> 30);
+        wrapped = true;
+        ++wraps;
+        at = lo;
+      }
+      // The first live stack ending above at: does it overlap?
+      auto it = live.upper_bound(at);
+      if (it != live.begin()) {
+        auto prev = std::prev(it);
+        if (prev->second > at) {
+          at = prev->second;
+          continue;
+        }
+      }
+      if (it != live.end() && it->first - (below ? kPage : 0) < at + need) {
+        at = it->second;
+        continue;
+      }
+      break;
+    }
+    next = at + need;
+    live.emplace(at + below, at + need);
+    return at + below;
+  }
+
+  void give_back(uintptr_t base) {
+    std::lock_guard<std::mutex> g(lock);
+    live.erase(base);
+  }
+};
+ArenaHalf g_guarded_half, g_dense_half;
 
 struct Released {
   uintptr_t lo, hi;
@@ -125,7 +184,6 @@ size_t page_round(size_t n) { return (n + kPage - 1) & ~(kPage - 1); }
 // the OS (it then reads as zeros instead of faulting).
 constexpr uint64_t kGuardedLive = 16384;
 std::atomic<uint64_t> g_guarded_live{0};
-std::atomic<uintptr_t> g_dense_next;
 std::atomic<uint64_t> g_fences{0};
 uint64_t g_fence_budget;
 
@@ -141,40 +199,39 @@ uint64_t read_max_map_count() {
 }
 
 void init_arena() {
-  void *p = mmap(nullptr, kVerifyArena, PROT_NONE,
+  if (const char *e = getenv("COPYSTACK_VERIFY_ARENA_GIB"))
+    if (unsigned long gib = strtoul(e, nullptr, 10))
+      g_verify_arena = size_t(gib) << 30;
+  void *p = mmap(nullptr, g_verify_arena, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     fatal("verify mode cannot reserve %zu GiB of address space for stacks: "
-          "%s", kVerifyArena >> 30, strerror(errno));
+          "%s", g_verify_arena >> 30, strerror(errno));
   g_arena_lo = reinterpret_cast<uintptr_t>(p);
-  g_arena_hi = g_arena_lo + kVerifyArena;
-  g_arena_next = g_arena_lo;
-  g_dense_next = g_arena_lo + kVerifyArena / 2;
+  g_arena_hi = g_arena_lo + g_verify_arena;
+  g_guarded_half.lo = g_guarded_half.next = g_arena_lo;
+  g_guarded_half.hi = g_dense_half.lo = g_dense_half.next =
+      g_arena_lo + g_verify_arena / 2;
+  g_dense_half.hi = g_arena_hi;
   uint64_t max = read_max_map_count();
   uint64_t reserved = 2 * kGuardedLive + 4096; // guarded stacks, the rest
   g_fence_budget = max > reserved ? (max - reserved) / 2 : 0;
 }
 
-bool is_dense(uintptr_t lo) { return lo >= g_arena_lo + kVerifyArena / 2; }
+bool is_dense(uintptr_t lo) { return lo >= g_arena_lo + g_verify_arena / 2; }
 
 Stack allocate_verify(size_t size) {
   std::call_once(g_arena_once, init_arena);
   size_t pages = page_round(size);
   bool guarded = g_guarded_live.fetch_add(1) < kGuardedLive;
-  uintptr_t base, limit;
+  uintptr_t base;
   if (guarded) {
     // An inaccessible page below lo catches code that runs past the guard.
-    base = g_arena_next.fetch_add(pages + kPage) + kPage;
-    limit = g_arena_lo + kVerifyArena / 2;
+    base = g_guarded_half.take(pages, kPage);
   } else {
     g_guarded_live.fetch_sub(1);
-    base = g_dense_next.fetch_add(pages);
-    limit = g_arena_hi;
+    base = g_dense_half.take(pages, 0);
   }
-  if (base + pages > limit)
-    fatal("verify mode used up its %zu GiB of address space for stacks "
-          "(addresses are never reused, to catch stale pointers)",
-          kVerifyArena >> 31);
   Stack s;
   s.lo = base;
   s.hi = s.lo + size;
@@ -202,8 +259,12 @@ void release_verify(Stack s) {
   } else {
     madvise(lo, pages, MADV_DONTNEED);
   }
-  if (!is_dense(s.lo))
+  if (!is_dense(s.lo)) {
     g_guarded_live.fetch_sub(1);
+    g_guarded_half.give_back(s.lo);
+  } else {
+    g_dense_half.give_back(s.lo);
+  }
   g_sys -= s.size();
   g_released_total += s.size(); // fenced: its memory is the OS's again
   g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
