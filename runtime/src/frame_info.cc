@@ -393,8 +393,16 @@ bool parse_fde(const uint8_t *fde, uintptr_t pc, Fde &out, const char **why) {
 }
 
 std::mutex g_cache_lock;
-std::unordered_map<uintptr_t, FrameInfo *> g_call_sites;
-std::unordered_map<uintptr_t, FrameInfo *> g_functions;
+// Never destroyed: exit() runs static destructors while other workers may
+// still be walking stacks.
+std::unordered_map<uintptr_t, FrameInfo *> &call_sites() {
+  static auto *m = new std::unordered_map<uintptr_t, FrameInfo *>;
+  return *m;
+}
+std::unordered_map<uintptr_t, FrameInfo *> &functions() {
+  static auto *m = new std::unordered_map<uintptr_t, FrameInfo *>;
+  return *m;
+}
 
 // A small per-thread cache in front of the locked tables: frames of one
 // recursion share return addresses.
@@ -578,15 +586,15 @@ const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
   // The return address is the instruction after the call; the call itself
   // is at ra - 1 and belongs to the same function and CFA row.
   std::unique_lock<std::mutex> g(g_cache_lock);
-  auto it = g_call_sites.find(ra);
-  FrameInfo *fi = it == g_call_sites.end() ? nullptr : it->second;
+  auto it = call_sites().find(ra);
+  FrameInfo *fi = it == call_sites().end() ? nullptr : it->second;
   g.unlock();
   if (!fi) {
     fi = build(ra - 1, /*call_site=*/true, why);
     if (!fi)
       return nullptr;
     g.lock();
-    auto [pos, inserted] = g_call_sites.emplace(ra, fi);
+    auto [pos, inserted] = call_sites().emplace(ra, fi);
     if (!inserted) {
       delete fi;
       fi = pos->second;
@@ -601,8 +609,8 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   if (last.ra == pc)
     return last.info;
   std::unique_lock<std::mutex> g(g_cache_lock);
-  auto it = g_functions.find(pc);
-  if (it != g_functions.end()) {
+  auto it = functions().find(pc);
+  if (it != functions().end()) {
     last = TlsEntry{pc, it->second};
     return it->second;
   }
@@ -611,7 +619,7 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   if (!fi)
     return nullptr;
   g.lock();
-  auto [pos, inserted] = g_functions.emplace(pc, fi);
+  auto [pos, inserted] = functions().emplace(pc, fi);
   if (!inserted) {
     delete fi;
     fi = pos->second;

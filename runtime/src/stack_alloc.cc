@@ -88,7 +88,12 @@ size_t g_large_bytes;
 // Free stacks whose memory went back to the OS (scavenge()): their
 // addresses, out of band, since their contents are gone. Reused before
 // new chunks are mapped; under g_lock.
-std::vector<uintptr_t> g_released[kClasses];
+// (Never destroyed: exit() runs static destructors while workers may still
+// be releasing stacks. So for the verify arena below.)
+std::vector<uintptr_t> *released_lists() {
+  static auto *v = new std::vector<uintptr_t>[kClasses];
+  return v;
+}
 std::atomic<uint64_t> g_released_total{0};
 
 std::once_flag g_arena_once;
@@ -148,7 +153,14 @@ struct ArenaHalf {
     live.erase(base);
   }
 };
-ArenaHalf g_guarded_half, g_dense_half;
+ArenaHalf &guarded_half() {
+  static auto *h = new ArenaHalf;
+  return *h;
+}
+ArenaHalf &dense_half() {
+  static auto *h = new ArenaHalf;
+  return *h;
+}
 
 struct Released {
   uintptr_t lo, hi;
@@ -209,10 +221,10 @@ void init_arena() {
           "%s", g_verify_arena >> 30, strerror(errno));
   g_arena_lo = reinterpret_cast<uintptr_t>(p);
   g_arena_hi = g_arena_lo + g_verify_arena;
-  g_guarded_half.lo = g_guarded_half.next = g_arena_lo;
-  g_guarded_half.hi = g_dense_half.lo = g_dense_half.next =
-      g_arena_lo + g_verify_arena / 2;
-  g_dense_half.hi = g_arena_hi;
+  ArenaHalf &g = guarded_half(), &d = dense_half();
+  g.lo = g.next = g_arena_lo;
+  g.hi = d.lo = d.next = g_arena_lo + g_verify_arena / 2;
+  d.hi = g_arena_hi;
   uint64_t max = read_max_map_count();
   uint64_t reserved = 2 * kGuardedLive + 4096; // guarded stacks, the rest
   g_fence_budget = max > reserved ? (max - reserved) / 2 : 0;
@@ -227,10 +239,10 @@ Stack allocate_verify(size_t size) {
   uintptr_t base;
   if (guarded) {
     // An inaccessible page below lo catches code that runs past the guard.
-    base = g_guarded_half.take(pages, kPage);
+    base = guarded_half().take(pages, kPage);
   } else {
     g_guarded_live.fetch_sub(1);
-    base = g_dense_half.take(pages, 0);
+    base = dense_half().take(pages, 0);
   }
   Stack s;
   s.lo = base;
@@ -261,9 +273,9 @@ void release_verify(Stack s) {
   }
   if (!is_dense(s.lo)) {
     g_guarded_live.fetch_sub(1);
-    g_guarded_half.give_back(s.lo);
+    guarded_half().give_back(s.lo);
   } else {
-    g_dense_half.give_back(s.lo);
+    dense_half().give_back(s.lo);
   }
   g_sys -= s.size();
   g_released_total += s.size(); // fenced: its memory is the OS's again
@@ -275,7 +287,7 @@ void release_verify(Stack s) {
 void refill(int c, size_t size) {
   if (g_free[c])
     return;
-  std::vector<uintptr_t> &rel = g_released[c];
+  std::vector<uintptr_t> &rel = released_lists()[c];
   if (!rel.empty()) {
     size_t take = std::min<size_t>(rel.size(), kThreadCache);
     for (size_t i = 0; i < take; ++i) {
@@ -466,7 +478,7 @@ uint64_t scavenge_stacks() {
   g_released_total += bytes;
   std::lock_guard<std::mutex> g(g_lock);
   for (int c = 0; c < kClasses; ++c)
-    g_released[c].insert(g_released[c].end(), gone[c].begin(), gone[c].end());
+    released_lists()[c].insert(released_lists()[c].end(), gone[c].begin(), gone[c].end());
   return bytes;
 }
 
