@@ -1,0 +1,3 @@
+module copystack/bench/stacks
+
+go 1.19
