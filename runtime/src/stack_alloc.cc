@@ -49,10 +49,19 @@ constexpr int kClasses = 6; // 2K 4K 8K 16K 32K 64K
 std::atomic<uint64_t> g_inuse{0};
 std::atomic<uint64_t> g_sys{0};
 
+// A free stack's free-list link lives in its top bytes, which the next task
+// writes first anyway: a link at the bottom kept one more page resident per
+// pooled stack (a parked task's frames touch only its top page).
 struct FreeStack {
   FreeStack *next;
   size_t size; // of a large stack in the cache
 };
+FreeStack *link_of(uintptr_t lo, size_t size) {
+  return reinterpret_cast<FreeStack *>(lo + size - sizeof(FreeStack));
+}
+uintptr_t lo_of(const FreeStack *f, size_t size) {
+  return reinterpret_cast<uintptr_t>(f) + sizeof(FreeStack) - size;
+}
 
 std::mutex g_lock;
 FreeStack *g_free[kClasses];
@@ -291,7 +300,7 @@ void refill(int c, size_t size) {
   if (!rel.empty()) {
     size_t take = std::min<size_t>(rel.size(), kThreadCache);
     for (size_t i = 0; i < take; ++i) {
-      auto *f = reinterpret_cast<FreeStack *>(rel.back());
+      FreeStack *f = link_of(rel.back(), size);
       rel.pop_back();
       f->next = g_free[c];
       g_free[c] = f;
@@ -303,7 +312,8 @@ void refill(int c, size_t size) {
   size_t chunk = kChunk > size ? kChunk : size;
   auto *base = static_cast<char *>(map_or_die(chunk));
   for (size_t off = chunk; off >= size; off -= size) {
-    auto *f = reinterpret_cast<FreeStack *>(base + off - size);
+    FreeStack *f = link_of(reinterpret_cast<uintptr_t>(base) + off - size,
+                           size);
     f->next = g_free[c];
     g_free[c] = f;
   }
@@ -335,7 +345,7 @@ Stack allocate_stack(size_t size) {
       if (FreeStack *f = g_large[c]) {
         g_large[c] = f->next;
         g_large_bytes -= size;
-        s.lo = reinterpret_cast<uintptr_t>(f);
+        s.lo = lo_of(f, size);
         s.hi = s.lo + size;
         return s;
       }
@@ -354,7 +364,7 @@ Stack allocate_stack(size_t size) {
     }
   }
   FreeStack *f = tc.items[c][--tc.n[c]];
-  s.lo = reinterpret_cast<uintptr_t>(f);
+  s.lo = lo_of(f, size);
   s.hi = s.lo + size;
   return s;
 }
@@ -367,7 +377,7 @@ void release_stack(Stack s, bool to_pool) {
     release_verify(s);
     return;
   }
-  auto *f = reinterpret_cast<FreeStack *>(s.lo);
+  FreeStack *f = link_of(s.lo, s.size());
   int c = class_of(s.size());
   if (s.size() > kMaxPooled) {
     {
@@ -417,7 +427,7 @@ uint64_t scavenge_stacks() {
       size_t size = size_t(COPYSTACK_MIN_STACK) << c;
       std::vector<uintptr_t> free;
       for (FreeStack *f = g_free[c]; f; f = f->next)
-        free.push_back(reinterpret_cast<uintptr_t>(f));
+        free.push_back(lo_of(f, size));
       g_free[c] = nullptr;
       std::sort(free.begin(), free.end());
       for (size_t i = 1; i < free.size(); ++i)
@@ -444,7 +454,7 @@ uint64_t scavenge_stacks() {
         kept.push_back(a);
       }
       for (uintptr_t a : kept) {
-        auto *f = reinterpret_cast<FreeStack *>(a);
+        FreeStack *f = link_of(a, size);
         f->next = g_free[c];
         g_free[c] = f;
       }
@@ -471,7 +481,7 @@ uint64_t scavenge_stacks() {
   }
   for (FreeStack *f : large) {
     size_t size = f->size;
-    munmap(f, size);
+    munmap(reinterpret_cast<void *>(lo_of(f, size)), size);
     bytes += size;
   }
   g_sys -= bytes;

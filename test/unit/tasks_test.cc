@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace std::chrono_literals;
 
 namespace {
@@ -425,6 +428,41 @@ TEST(Lifecycle, FreeStackMemoryGoesBackToTheOS) {
     // Given back: at exit in verify mode, at the collection otherwise.
     EXPECT_GT(after.stack_released, start.stack_released);
     EXPECT_LT(after.stack_sys, peak.stack_sys);
+  });
+}
+
+// A parked task on a pooled stack keeps only the pages its frames use
+// resident: the pool's free-list link lives in the stack's top bytes, not
+// in its bottom page.
+TEST(Lifecycle, PooledStackBottomPageStaysUntouched) {
+  copystack::run([] {
+    copystack::collect(); // free stacks go back to the OS first
+    constexpr int n = 64;
+    std::vector<copystack_stack_info> info(n);
+    copystack::WaitGroup parked;
+    copystack::Chan<int> hold(0);
+    parked.add(n);
+    for (int i = 0; i < n; ++i)
+      copystack::go(copystack::stack_size(32 * 1024),
+                    [&info, &parked, hold, i]() mutable {
+                      copystack_current_stack(&info[i]);
+                      parked.done();
+                      hold.recv();
+                    });
+    parked.wait();
+    long page = sysconf(_SC_PAGESIZE);
+    int bottom = 0, top = 0;
+    for (const copystack_stack_info &si : info) {
+      unsigned char first = 0, last = 0;
+      ASSERT_EQ(mincore(reinterpret_cast<void *>(si.lo), page, &first), 0);
+      ASSERT_EQ(mincore(reinterpret_cast<void *>(si.hi - page), page, &last),
+                0);
+      bottom += first & 1;
+      top += last & 1;
+    }
+    hold.close();
+    EXPECT_EQ(top, n);
+    EXPECT_EQ(bottom, 0);
   });
 }
 

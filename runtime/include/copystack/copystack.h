@@ -123,11 +123,12 @@ size_t copystack_max_stack(void);
 
 /* ---- Stack lifecycle: shrinking, start sizes, memory back to the OS ---- */
 
-/* A collection: halves the stack of every suspended task (parked, runnable
- * or not yet started) that uses under a quarter of it, when its frames and
+/* A collection: halves the stack of every suspended task (parked or
+ * runnable, having run) that uses under a quarter of it, when its frames and
  * the guard fit in the half; updates the adaptive start size; gives the
- * memory of free stacks back to the OS. Running tasks are left alone. Also
- * runs automatically (copystack_policy). See docs/stacks.md. */
+ * memory of free stacks back to the OS. Running tasks, and tasks that have
+ * not started yet (a spawn hint's stack stays until the task runs), are left
+ * alone. Also runs automatically (copystack_policy). See docs/stacks.md. */
 void copystack_collect(void);
 
 typedef struct copystack_policy {
