@@ -345,11 +345,36 @@ void rematerializeFrameAddresses(Function &F, const DataLayout &DL) {
       I->eraseFromParent();
 }
 
+// At -O0, FastISel cannot select an invoke (nor callbr, indirectbr,
+// resume) and hands the whole block that ends in one to SelectionDAG, which
+// builds one FrameIndex node per local for the block: a local's address used
+// by a call and again later in the block is one lea whose register the fast
+// register allocator spills across the calls between, to a slot nothing
+// describes (pugixml's xpath_query::evaluate_node_set). Such a terminator
+// gets a block of its own, so that the rest stays with FastISel, which
+// computes a local's address afresh at each use.
+void isolateDagTerminators(Function &F) {
+  SmallVector<Instruction *, 8> Terms;
+  for (BasicBlock &BB : F) {
+    Instruction *T = BB.getTerminator();
+    if (!T || &BB.front() == T || isa<PHINode>(T->getPrevNode()) ||
+        T->getPrevNode()->isEHPad())
+      continue;
+    if (isa<InvokeInst>(T) || isa<CallBrInst>(T) || isa<IndirectBrInst>(T) ||
+        isa<ResumeInst>(T))
+      Terms.push_back(T);
+  }
+  for (Instruction *T : Terms)
+    SplitBlock(T->getParent(), T);
+}
+
 } // namespace
 
 bool spillAcrossSafepoints(Function &F, const Policy &P, SpillStats &Stats) {
-  if (F.hasOptNone())
+  if (F.hasOptNone()) {
+    isolateDagTerminators(F);
     rematerializeFrameAddresses(F, F.getParent()->getDataLayout());
+  }
   return Spiller(F, P, Stats).run();
 }
 
