@@ -345,34 +345,36 @@ void rematerializeFrameAddresses(Function &F, const DataLayout &DL) {
       I->eraseFromParent();
 }
 
-// At -O0, FastISel cannot select an invoke (nor callbr, indirectbr,
-// resume) and hands the whole block that ends in one to SelectionDAG, which
-// builds one FrameIndex node per local for the block: a local's address used
-// by a call and again later in the block is one lea whose register the fast
-// register allocator spills across the calls between, to a slot nothing
-// describes (pugixml's xpath_query::evaluate_node_set). Such a terminator
-// gets a block of its own, so that the rest stays with FastISel, which
-// computes a local's address afresh at each use.
-void isolateDagTerminators(Function &F) {
-  SmallVector<Instruction *, 8> Terms;
-  for (BasicBlock &BB : F) {
-    Instruction *T = BB.getTerminator();
-    if (!T || &BB.front() == T || isa<PHINode>(T->getPrevNode()) ||
-        T->getPrevNode()->isEHPad())
-      continue;
-    if (isa<InvokeInst>(T) || isa<CallBrInst>(T) || isa<IndirectBrInst>(T) ||
-        isa<ResumeInst>(T))
-      Terms.push_back(T);
-  }
-  for (Instruction *T : Terms)
-    SplitBlock(T->getParent(), T);
+// At -O0, when FastISel cannot select an instruction that is not a call (an
+// invoke, a uitofp to double, ...), it hands everything before it in the
+// block to SelectionDAG as one DAG, with one FrameIndex node per local: a
+// local's address used by a call and again after it is then one lea, whose
+// register the fast register allocator spills across the call to a slot
+// nothing describes (pugixml's test suite, debug build). So every safepoint
+// ends its block: a DAG then never spans a call, and FastISel computes a
+// local's address afresh at each use as before.
+void endBlocksAtSafepoints(Function &F, const Policy &P) {
+  SmallVector<Instruction *, 32> Next;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB || CB->isTerminator() || CB->isMustTailCall() ||
+          !P.isSafepoint(*CB))
+        continue;
+      // Unless only a branch or a return follows (an invoke does count).
+      Instruction *After = CB->getNextNode();
+      if (After && (!After->isTerminator() || isa<CallBase>(After)))
+        Next.push_back(After);
+    }
+  for (Instruction *I : Next)
+    SplitBlock(I->getParent(), I);
 }
 
 } // namespace
 
 bool spillAcrossSafepoints(Function &F, const Policy &P, SpillStats &Stats) {
   if (F.hasOptNone()) {
-    isolateDagTerminators(F);
+    endBlocksAtSafepoints(F, P);
     rematerializeFrameAddresses(F, F.getParent()->getDataLayout());
   }
   return Spiller(F, P, Stats).run();

@@ -49,13 +49,13 @@ __attribute__((noinline)) static long park_holding_pointers(void) {
 
 static void shrinker(void *arg) {
   (void)arg;
-  cs_burn(400); // grows to 64 KiB
+  cs_burn(300); // grows to 64 KiB
   size_t grown = my_stack_size();
   long sum = park_holding_pointers();
   size_t after = my_stack_size();
   printf("grown to %zu, shrunk to %zu while parked, sum %ld\n", grown, after,
          sum);
-  cs_burn(400); // and grows again
+  cs_burn(300); // and grows again
   printf("grew again to %zu, sum %ld\n", my_stack_size(),
          park_holding_pointers());
   char c = 1;

@@ -1,12 +1,15 @@
-; At -O0 (optnone) an invoke gets a block of its own: FastISel hands a block
-; ending in an invoke to SelectionDAG whole, which would compute a local's
-; address once for both calls and keep it in a register across the first.
+; At -O0 (optnone) a call that may move the stack ends its block: FastISel
+; hands a block ending in an invoke (or holding anything else it cannot
+; select) to SelectionDAG, which would compute a local's address once for
+; both calls and keep it in a register across the first.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 declare i32 @__gxx_personality_v0(...)
 
+; Instrumented and recursive: a call to it may move the stack.
 define internal void @use(ptr %p) {
+  call void @use(ptr %p)
   ret void
 }
 
