@@ -37,6 +37,8 @@
 // programs touch the same pages.
 #include <copystack/copystack.hpp>
 
+#include "bench_common.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -49,16 +51,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double rss_bytes() {
-  long pages = 0, resident = 0;
-  if (FILE *f = fopen("/proc/self/statm", "r")) {
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-      resident = 0;
-    fclose(f);
-  }
-  return double(resident) * double(sysconf(_SC_PAGESIZE));
-}
 
 double ns_since(Clock::time_point t0) {
   return double(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -17,6 +17,8 @@
 // RSS from /proc/self/statm, and the peak from getrusage.
 #include <copystack/copystack.hpp>
 
+#include "bench_common.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,16 +34,6 @@ using Clock = std::chrono::steady_clock;
 struct Mem {
   double stack, heap, sys, rss;
 };
-
-double rss_bytes() {
-  long pages = 0, resident = 0;
-  if (FILE *f = fopen("/proc/self/statm", "r")) {
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-      resident = 0;
-    fclose(f);
-  }
-  return double(resident) * double(sysconf(_SC_PAGESIZE));
-}
 
 double max_rss_bytes() {
   struct rusage ru;
