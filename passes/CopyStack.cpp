@@ -7,6 +7,7 @@
 #include "Policy.h"
 #include "SafepointSpills.h"
 #include "ThreadIdentity.h"
+#include "VaListSlots.h"
 #include "VarargShims.h"
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -222,13 +223,16 @@ void readAnnotations(Module &M) {
 
 // A local's name for remarks: its debug-info variable, its IR name, or
 // its size.
-std::string localName(AllocaInst *AI) {
-  for (DbgVariableRecord *DVR : findDVRDeclares(AI))
+std::string localName(Value *V) {
+  for (DbgVariableRecord *DVR : findDVRDeclares(V))
     return "'" + DVR->getVariable()->getName().str() + "'";
-  for (DbgDeclareInst *DDI : findDbgDeclares(AI))
+  for (DbgDeclareInst *DDI : findDbgDeclares(V))
     return "'" + DDI->getVariable()->getName().str() + "'";
-  if (AI->hasName())
-    return "'" + AI->getName().str() + "'";
+  if (V->hasName())
+    return "'" + V->getName().str() + "'";
+  if (auto *A = dyn_cast<Argument>(V))
+    return "argument " + std::to_string(A->getArgNo() + 1);
+  auto *AI = cast<AllocaInst>(V);
   std::optional<TypeSize> Size =
       AI->getAllocationSize(AI->getDataLayout());
   return "a " +
@@ -292,18 +296,29 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     FrameMapStats MS;
     PinStats PS;
     OptimizationRemarkEmitter PinORE(F);
-    MapVector<AllocaInst *, std::string> Escaping;
+    MapVector<Value *, std::string> Escaping;
+    SmallVector<PinnedObject, 8> Pinned;
     if (!F->hasFnAttribute(names::VarargShimAttr))
-      Escaping = findEscapingAllocas(*F);
+      Escaping = findEscapingLocals(*F);
     pinAllocas(*F, Escaping, PS,
-               [&](AllocaInst *AI, StringRef Why) {
+               [&](Value *AI, StringRef Why) {
                  PinORE.emit([&] {
-                   return OptimizationRemark("copystack", "MovedOffStack", AI)
+                   auto R = isa<Instruction>(AI)
+                                ? OptimizationRemark("copystack",
+                                                     "MovedOffStack",
+                                                     cast<Instruction>(AI))
+                                : OptimizationRemark("copystack",
+                                                     "MovedOffStack",
+                                                     F->getSubprogram(),
+                                                     &F->getEntryBlock());
+                   return R
                           << "'" << F->getName() << "': " << localName(AI)
                           << " moved off the copyable stack: " << Why;
                  });
-               });
+               },
+               Pinned);
     checkStep(*F, "pinned allocas");
+    addVaListSlots(*F, Pinned);
     memIntrinsicsToCalls(*F);
     prepareExceptions(*F);
     prepareSetjmp(*F);

@@ -31,12 +31,40 @@ bool isFormattedIO(StringRef Name) {
   return false;
 }
 
-bool isFormattedIOVararg(const CallBase &CB, const Use &U) {
+// libc's va_list consumers read the list they are given (and their other
+// pointer arguments) during the call and keep none of them.
+bool isVaListConsumer(StringRef Name) {
+  static const char *const Names[] = {
+      "vprintf", "vfprintf", "vsprintf", "vsnprintf", "vdprintf", "vasprintf",
+      "vscanf", "vfscanf", "vsscanf", "vsyslog", "verr", "verrx", "vwarn",
+      "vwarnx", "__vprintf_chk", "__vfprintf_chk", "__vsprintf_chk",
+      "__vsnprintf_chk", "__vdprintf_chk", "__vasprintf_chk",
+      "__vsyslog_chk", "__isoc99_vscanf", "__isoc99_vfscanf",
+      "__isoc99_vsscanf", "__isoc23_vscanf", "__isoc23_vfscanf",
+      "__isoc23_vsscanf"};
+  for (const char *N : Names)
+    if (Name == N)
+      return true;
+  return false;
+}
+
+// Does libc only read or write through this argument during the call,
+// keeping nothing: a printf-family variadic argument, or any argument of a
+// va_list consumer?
+bool isFormattedIOOperand(const CallBase &CB, const Use &U) {
   const Function *F = CB.getCalledFunction();
-  if (!F || !F->isVarArg() || !isFormattedIO(F->getName()))
+  if (!F || !F->isDeclaration() || !CB.isArgOperand(&U))
     return false;
-  return CB.isArgOperand(&U) &&
+  if (isVaListConsumer(F->getName()))
+    return true;
+  return F->isVarArg() && isFormattedIO(F->getName()) &&
          CB.getArgOperandNo(&U) >= F->getFunctionType()->getNumParams();
+}
+
+// A byval operand is copied into the callee's argument area by the call;
+// the callee sees only its copy, never this address.
+bool isByValOperand(const CallBase &CB, const Use &U) {
+  return CB.isArgOperand(&U) && CB.isByValArgument(CB.getArgOperandNo(&U));
 }
 
 std::string calleeName(const CallBase &CB) {
@@ -71,8 +99,27 @@ bool integerEscapes(const Value *Root) {
   return false;
 }
 
+// va_start, va_copy and va_end read and write a va_list in place; va_arg
+// reads it. None of them keeps the list's address.
+bool isVaListAccess(const Instruction *I) {
+  if (isa<VAArgInst>(I))
+    return true;
+  if (const auto *II = dyn_cast<IntrinsicInst>(I))
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::vastart:
+    case Intrinsic::vacopy:
+    case Intrinsic::vaend:
+      return true;
+    default:
+      break;
+    }
+  return false;
+}
+
 bool isAccessThrough(const Use &U) {
   const auto *I = cast<Instruction>(U.getUser());
+  if (isVaListAccess(I))
+    return true;
   if (isa<StoreInst>(I))
     return U.getOperandNo() == StoreInst::getPointerOperandIndex();
   if (isa<AtomicRMWInst>(I))
@@ -84,12 +131,12 @@ bool isAccessThrough(const Use &U) {
 
 class Tracker : public CaptureTracker {
 public:
-  explicit Tracker(const SmallPtrSetImpl<AllocaInst *> &Locals)
+  explicit Tracker(const SmallPtrSetImpl<Value *> &Locals)
       : Locals(Locals) {}
 
   bool Captured = false;
   std::string Why;
-  SmallVector<AllocaInst *, 2> StoredInto;
+  SmallVector<Value *, 2> StoredInto;
 
   void tooManyUses() override {
     capture("its address has too many uses to follow");
@@ -103,19 +150,19 @@ public:
       return false;
     if (auto *SI = dyn_cast<StoreInst>(I)) {
       if (U->getOperandNo() == 0) {
-        const Value *Dst = getUnderlyingObject(SI->getPointerOperand());
-        if (auto *B = dyn_cast<AllocaInst>(const_cast<Value *>(Dst)))
-          if (Locals.count(B)) {
-            StoredInto.push_back(B);
-            return false;
-          }
+        auto *Dst = const_cast<Value *>(
+            getUnderlyingObject(SI->getPointerOperand()));
+        if (Locals.count(Dst)) {
+          StoredInto.push_back(Dst);
+          return false;
+        }
       }
       return capture("its address is stored where no frame map can see it");
     }
     if (auto *CB = dyn_cast<CallBase>(I)) {
       if (CB->isInlineAsm())
         return false; // inline asm operands are trusted not to be kept
-      if (isFormattedIOVararg(*CB, *U))
+      if (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U))
         return false;
       return capture("its address is passed to " + calleeName(*CB) +
                      ", which may keep it");
@@ -132,7 +179,7 @@ public:
   }
 
 private:
-  const SmallPtrSetImpl<AllocaInst *> &Locals;
+  const SmallPtrSetImpl<Value *> &Locals;
 
   bool capture(std::string Reason) {
     Captured = true;
@@ -153,7 +200,7 @@ public:
     auto *CB = dyn_cast<CallBase>(U->getUser());
     if (CB && CB->isInlineAsm())
       return false;
-    if (CB && isFormattedIOVararg(*CB, *U))
+    if (CB && (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U)))
       return false;
     Captured = true;
     return true;
@@ -163,7 +210,7 @@ public:
 // Does local B hand out what it holds: is it passed to a call, copied from,
 // or does a pointer loaded from it escape? Then the addresses stored in it
 // escape with it.
-bool leaksContents(AllocaInst *B) {
+bool leaksContents(Value *B) {
   SmallVector<const Value *, 8> Work{B};
   SmallPtrSet<const Value *, 8> Seen;
   while (!Work.empty()) {
@@ -216,8 +263,8 @@ bool leaksContents(AllocaInst *B) {
 
 // Does the address of local B itself leave the frame? (A local that holds
 // a pointer and is passed on hands the pointer with it.)
-bool localEscapes(AllocaInst *B) {
-  SmallPtrSet<AllocaInst *, 1> None;
+bool localEscapes(Value *B) {
+  SmallPtrSet<Value *, 1> None;
   Tracker T(None);
   PointerMayBeCaptured(B, &T);
   return T.Captured;
@@ -251,14 +298,12 @@ void inferCaptures(Module &M, const Policy &P) {
   // An argument is kept if it is captured as a local's address would be;
   // a store into a local is followed (at -O0 every argument is spilled to
   // one and reloaded for each use).
-  DenseMap<Function *, SmallPtrSet<AllocaInst *, 16>> LocalsOf;
+  DenseMap<Function *, SmallPtrSet<Value *, 16>> LocalsOf;
   for (Argument *A : Assumed) {
     auto &Locals = LocalsOf[A->getParent()];
     if (Locals.empty())
-      for (Instruction &I : A->getParent()->getEntryBlock())
-        if (auto *AI = dyn_cast<AllocaInst>(&I))
-          if (AI->isStaticAlloca())
-            Locals.insert(AI);
+      for (Value *L : frameLocals(*A->getParent()))
+        Locals.insert(L);
   }
   bool Changed = true;
   while (Changed) {
@@ -269,7 +314,7 @@ void inferCaptures(Module &M, const Policy &P) {
       Tracker T(LocalsOf[A->getParent()]);
       PointerMayBeCaptured(A, &T);
       bool Kept = T.Captured;
-      for (AllocaInst *B : T.StoredInto)
+      for (Value *B : T.StoredInto)
         Kept = Kept || leaksContents(B) || localEscapes(B);
       if (Kept) {
         A->removeAttr(Attribute::NoCapture);
@@ -279,35 +324,25 @@ void inferCaptures(Module &M, const Policy &P) {
   }
 }
 
-// A va_list that va_start or va_copy filled holds addresses of the frame's
-// register save area and of the caller's outgoing arguments, written by the
-// intrinsic where no store shows them: it must stay where the maps can
-// describe it (a va_list is used until va_end, never after its frame).
-static SmallPtrSet<const Value *, 4> vaLists(Function &F) {
-  SmallPtrSet<const Value *, 4> Lists;
-  for (BasicBlock &BB : F)
-    for (Instruction &I : BB)
-      if (auto *II = dyn_cast<IntrinsicInst>(&I))
-        if (II->getIntrinsicID() == Intrinsic::vastart ||
-            II->getIntrinsicID() == Intrinsic::vacopy)
-          Lists.insert(getUnderlyingObject(II->getArgOperand(0)));
-  return Lists;
-}
-
-MapVector<AllocaInst *, std::string> findEscapingAllocas(Function &F) {
-  SmallPtrSet<AllocaInst *, 16> Locals;
-  SmallVector<AllocaInst *, 16> Order;
-  SmallPtrSet<const Value *, 4> Lists = vaLists(F);
+SmallVector<Value *, 16> frameLocals(Function &F) {
+  SmallVector<Value *, 16> Locals;
+  for (Argument &A : F.args())
+    if (A.hasByValAttr())
+      Locals.push_back(&A);
   for (Instruction &I : F.getEntryBlock())
     if (auto *AI = dyn_cast<AllocaInst>(&I))
-      if (AI->isStaticAlloca() && !Lists.count(AI)) {
-        Locals.insert(AI);
-        Order.push_back(AI);
-      }
+      if (AI->isStaticAlloca())
+        Locals.push_back(AI);
+  return Locals;
+}
 
-  MapVector<AllocaInst *, std::string> Escaping;
-  DenseMap<AllocaInst *, SmallVector<AllocaInst *, 2>> Into;
-  for (AllocaInst *A : Order) {
+MapVector<Value *, std::string> findEscapingLocals(Function &F) {
+  SmallVector<Value *, 16> Order = frameLocals(F);
+  SmallPtrSet<Value *, 16> Locals(Order.begin(), Order.end());
+
+  MapVector<Value *, std::string> Escaping;
+  DenseMap<Value *, SmallVector<Value *, 2>> Into;
+  for (Value *A : Order) {
     Tracker T(Locals);
     PointerMayBeCaptured(A, &T);
     if (T.Captured)
@@ -316,8 +351,8 @@ MapVector<AllocaInst *, std::string> findEscapingAllocas(Function &F) {
       Into[A] = T.StoredInto;
   }
 
-  DenseMap<AllocaInst *, bool> Leaks;
-  auto leaks = [&](AllocaInst *B) {
+  DenseMap<Value *, bool> Leaks;
+  auto leaks = [&](Value *B) {
     auto It = Leaks.find(B);
     if (It != Leaks.end())
       return It->second;
@@ -331,7 +366,7 @@ MapVector<AllocaInst *, std::string> findEscapingAllocas(Function &F) {
     for (auto &[A, Bs] : Into) {
       if (Escaping.count(A))
         continue;
-      for (AllocaInst *B : Bs) {
+      for (Value *B : Bs) {
         bool BEscapes = Escaping.count(B);
         if (BEscapes || leaks(B)) {
           Escaping[A] = "its address is stored in another local, which " +
@@ -344,8 +379,8 @@ MapVector<AllocaInst *, std::string> findEscapingAllocas(Function &F) {
     }
   }
   // Program order, for stable remarks and layouts.
-  MapVector<AllocaInst *, std::string> Ordered;
-  for (AllocaInst *A : Order) {
+  MapVector<Value *, std::string> Ordered;
+  for (Value *A : Order) {
     auto It = Escaping.find(A);
     if (It != Escaping.end())
       Ordered[A] = It->second;

@@ -6,9 +6,18 @@
 // may outlive its frame or be stored where no frame map can see it moves to
 // the pinned area (PinnedAllocas.h), like Go's "moved to heap: x".
 //
-// A static alloca stays on the copyable stack only if every use of its
+// The memory a function owns on the copyable stack is its static allocas
+// and its byval arguments: the copy of a by-value argument the caller made
+// in its outgoing-argument area, which the callee uses in place and cannot
+// pin where it is. Both are frame locals here. va_lists are frame locals
+// like any other; one that moves off the stack keeps stack addresses (its
+// register save area and overflow area), which FrameMaps describes through
+// a slot (docs/maps.md, "The invariant").
+//
+// A frame local stays on the copyable stack only if every use of its
 // address (through GEPs, casts, phis, selects) is one of:
-//   - the address of a load, store, atomic, or mem intrinsic;
+//   - the address of a load, store, atomic, mem intrinsic, va_arg, or
+//     va_start/va_copy/va_end;
 //   - a comparison;
 //   - an argument at a parameter that does not capture it: `nocapture`
 //     (inferred optimistically for this module's own functions, and for
@@ -40,10 +49,14 @@ namespace copystack {
 /// LLVM's library-function knowledge.
 void inferCaptures(llvm::Module &M, const Policy &P);
 
-/// The static allocas of F that must leave the copyable stack, each with the
-/// reason in words, in program order.
-llvm::MapVector<llvm::AllocaInst *, std::string>
-findEscapingAllocas(llvm::Function &F);
+/// The memory F owns on the copyable stack: its byval arguments (copies
+/// the caller made in its outgoing-argument area), then its static allocas.
+llvm::SmallVector<llvm::Value *, 16> frameLocals(llvm::Function &F);
+
+/// The frame locals of F (above) that must leave the copyable stack, each
+/// with the reason in words, in program order.
+llvm::MapVector<llvm::Value *, std::string>
+findEscapingLocals(llvm::Function &F);
 
 } // namespace copystack
 

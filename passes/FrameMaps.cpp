@@ -3,6 +3,7 @@
 #include "ArgLayout.h"
 #include "Policy.h"
 #include "StackObjects.h"
+#include "VaListSlots.h"
 #include "VarargShims.h"
 
 #include "copystack/abi.h"
@@ -34,6 +35,7 @@ struct Object {
   WordLayout Layout;
   uint16_t Flags = 0;
   bool JmpBufRef = false;
+  bool VaListRef = false;
 };
 
 StructType *objectType(LLVMContext &C) {
@@ -86,6 +88,7 @@ private:
       O.Layout = describeStackObject(DL, AI, AI->getAllocatedType(), O.Size);
       O.Flags = COPYSTACK_OBJF_ESCAPED;
       O.JmpBufRef = AI->getMetadata(names::JmpBufMD) != nullptr;
+      O.VaListRef = AI->getMetadata(names::VaListRefMD) != nullptr;
       if (AI->getMetadata(names::ShimVaListMD))
         O.Flags |= COPYSTACK_OBJF_REG_SAVE_AREA;
       // Words are read at 8-byte steps from the object's start; a pointer
@@ -196,6 +199,9 @@ private:
       ++Stats.Objects;
       if (O.JmpBufRef) {
         Kind = COPYSTACK_OBJ_JMPBUF_REF;
+        ++Stats.PointerWords;
+      } else if (O.VaListRef) {
+        Kind = COPYSTACK_OBJ_VALIST_REF;
         ++Stats.PointerWords;
       } else if (P.none()) {
         Kind = COPYSTACK_OBJ_NO_POINTERS;

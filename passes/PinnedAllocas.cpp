@@ -4,6 +4,8 @@
 
 #include "copystack/abi.h"
 
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -41,10 +43,11 @@ public:
       : F(F), M(*F.getParent()), C(F.getContext()), DL(M.getDataLayout()),
         I64(Type::getInt64Ty(C)), Ptr(PointerType::get(C, 0)) {}
 
-  bool run(const MapVector<AllocaInst *, std::string> &Escaping,
-           PinStats &Stats, const PinRemark &Remark) {
+  bool run(const MapVector<Value *, std::string> &Escaping,
+           PinStats &Stats, const PinRemark &Remark,
+           SmallVectorImpl<PinnedObject> &Pinned) {
     hoistEntryAllocas();
-    SmallVector<std::pair<AllocaInst *, std::string>, 8> Static;
+    SmallVector<std::pair<Value *, std::string>, 8> Static;
     SmallVector<AllocaInst *, 4> Dynamic;
     for (auto &[AI, Why] : Escaping)
       Static.push_back({AI, Why});
@@ -86,7 +89,7 @@ public:
                                "pin.mark"));
     Value *After = Mark;
     if (!Static.empty()) {
-      After = pinStatic(B, Static);
+      After = pinStatic(B, Static, Pinned);
       Stats.Static += Static.size();
     }
     for (AllocaInst *AI : Dynamic)
@@ -213,17 +216,30 @@ private:
       I->eraseFromParent();
   }
 
+  // Size and alignment of a static alloca or of a byval argument's copy.
+  std::pair<uint64_t, uint64_t> sizeAndAlign(Value *V) {
+    if (auto *AI = dyn_cast<AllocaInst>(V))
+      return {AI->getAllocationSize(DL)->getFixedValue(),
+              AI->getAlign().value()};
+    auto *A = cast<Argument>(V);
+    Type *T = A->getParamByValType();
+    uint64_t Align = A->getParamAlign().valueOrOne().value();
+    Align = std::max<uint64_t>(Align, DL.getABITypeAlign(T).value());
+    return {DL.getTypeAllocSize(T).getFixedValue(), Align};
+  }
+
   Value *pinStatic(IRBuilder<> &B,
-                   ArrayRef<std::pair<AllocaInst *, std::string>> Static) {
+                   ArrayRef<std::pair<Value *, std::string>> Static,
+                   SmallVectorImpl<PinnedObject> &Pinned) {
     // Lay the locals out in one block, each at its own alignment.
     uint64_t Offset = 0, MaxAlign = 16;
     SmallVector<uint64_t, 8> Offsets;
-    for (auto &[AI, Why] : Static) {
-      uint64_t A = AI->getAlign().value();
+    for (auto &[V, Why] : Static) {
+      auto [Size, A] = sizeAndAlign(V);
       MaxAlign = std::max(MaxAlign, A);
       Offset = alignTo(Offset, A);
       Offsets.push_back(Offset);
-      Offset += AI->getAllocationSize(DL)->getFixedValue();
+      Offset += Size;
     }
     uint64_t Total = alignTo(std::max<uint64_t>(Offset, 1), MaxAlign);
     Value *Base = allocate(B, B.getInt64(Total), MaxAlign);
@@ -236,13 +252,36 @@ private:
                                         Static[I].first->getName() +
                                             ".pinned"));
     for (unsigned I = 0; I < Static.size(); ++I) {
-      AllocaInst *AI = Static[I].first;
-      dropLifetimeMarkers(AI);
-      AI->replaceAllUsesWith(At[I]);
-      AI->eraseFromParent();
+      Value *V = Static[I].first;
+      Type *T = isa<AllocaInst>(V) ? cast<AllocaInst>(V)->getAllocatedType()
+                                   : cast<Argument>(V)->getParamByValType();
+      Pinned.push_back({T, At[I]});
     }
+    for (unsigned I = 0; I < Static.size(); ++I)
+      if (auto *AI = dyn_cast<AllocaInst>(Static[I].first)) {
+        dropLifetimeMarkers(AI);
+        AI->replaceAllUsesWith(At[I]);
+        AI->eraseFromParent();
+      }
     B.SetInsertPoint(cast<Instruction>(BaseP)->getParent(),
                      std::next(cast<Instruction>(At.back())->getIterator()));
+    for (unsigned I = 0; I < Static.size(); ++I) {
+      if (!isa<Argument>(Static[I].first))
+        continue;
+      // A byval argument: the caller's copy stays where the caller put it,
+      // and the function works on its own copy in the pinned block from
+      // here on (Go moves an escaping parameter to the heap the same way).
+      auto *A = cast<Argument>(Static[I].first);
+      auto [Size, Align] = sizeAndAlign(A);
+      CallInst *Copy = B.CreateMemCpy(At[I], MaybeAlign(Align), A,
+                                      A->getParamAlign(), Size);
+      A->replaceUsesWithIf(At[I],
+                           [Copy](Use &U) { return U.getUser() != Copy; });
+      for (DbgVariableRecord *DVR : findDVRDeclares(A))
+        DVR->replaceVariableLocationOp(A, At[I]);
+      for (DbgDeclareInst *DDI : findDbgDeclares(A))
+        DDI->replaceVariableLocationOp(A, At[I]);
+    }
     return Base;
   }
 
@@ -337,9 +376,10 @@ private:
 } // namespace
 
 bool pinAllocas(Function &F,
-                const MapVector<AllocaInst *, std::string> &Escaping,
-                PinStats &Stats, const PinRemark &Remark) {
-  return Pinner(F).run(Escaping, Stats, Remark);
+                const MapVector<Value *, std::string> &Escaping,
+                PinStats &Stats, const PinRemark &Remark,
+                SmallVectorImpl<PinnedObject> &Pinned) {
+  return Pinner(F).run(Escaping, Stats, Remark, Pinned);
 }
 
 } // namespace copystack

@@ -1,7 +1,9 @@
 //===- PinnedAllocas.h - locals that live off the copyable stack ---------===//
 //
 // Moves to the pinned area (runtime/include/copystack/abi.h):
-//   - the static allocas EscapeAnalysis found escaping;
+//   - the static allocas EscapeAnalysis found escaping, and the byval
+//     arguments it found escaping (copied into the block at entry; the
+//     function then uses the copy);
 //   - allocas aligned beyond 16 bytes, which would make LLVM realign the
 //     frame (locals then sit at no fixed %rbp offset);
 //   - dynamic allocas (alloca(n), variable-length arrays).
@@ -29,16 +31,25 @@ struct PinStats {
   unsigned Dynamic = 0;
 };
 
-/// Reports one moved local: the alloca (before it goes) and why it moved.
-using PinRemark = std::function<void(llvm::AllocaInst *, llvm::StringRef)>;
+/// A static local (or byval copy) now in the pinned block: its type, and
+/// its address there.
+struct PinnedObject {
+  llvm::Type *Type;
+  llvm::Value *Address;
+};
+
+/// Reports one moved local: the alloca (before it goes) or byval argument,
+/// and why it moved.
+using PinRemark = std::function<void(llvm::Value *, llvm::StringRef)>;
 
 /// Whether F's dynamic allocas can be handled: every stackrestore must
 /// restore a stacksave's result directly. Sets Why when not.
 bool canPinDynamicAllocas(const llvm::Function &F, std::string &Why);
 
 bool pinAllocas(llvm::Function &F,
-                const llvm::MapVector<llvm::AllocaInst *, std::string> &Escaping,
-                PinStats &Stats, const PinRemark &Remark);
+                const llvm::MapVector<llvm::Value *, std::string> &Escaping,
+                PinStats &Stats, const PinRemark &Remark,
+                llvm::SmallVectorImpl<PinnedObject> &Pinned);
 
 } // namespace copystack
 

@@ -502,7 +502,7 @@ const int32_t *make_list(const std::vector<int32_t> &v, uint32_t &n) {
 } // namespace
 
 void flatten_words(FrameInfo &fi) {
-  std::vector<int32_t> w, out, jb, rs;
+  std::vector<int32_t> w, out, jb, va, rs;
   for (int i = 0; i < kNumCsr; ++i)
     if (fi.csr_offset[i])
       w.push_back(16 + fi.csr_offset[i]);
@@ -510,9 +510,10 @@ void flatten_words(FrameInfo &fi) {
   for (uint32_t i = 0; i < m.nobjects; ++i) {
     const copystack_object &o = m.objects[i];
     std::vector<int32_t> &to = (o.flags & COPYSTACK_OBJF_OUTGOING) ? out : w;
-    if (o.kind == COPYSTACK_OBJ_JMPBUF_REF) {
+    if (o.kind == COPYSTACK_OBJ_JMPBUF_REF ||
+        o.kind == COPYSTACK_OBJ_VALIST_REF) {
       w.push_back(o.offset);
-      jb.push_back(o.offset);
+      (o.kind == COPYSTACK_OBJ_JMPBUF_REF ? jb : va).push_back(o.offset);
       continue;
     }
     if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
@@ -527,6 +528,7 @@ void flatten_words(FrameInfo &fi) {
     }
   }
   fi.jmpbufs = make_list(jb, fi.njmpbufs);
+  fi.valists = make_list(va, fi.nvalists);
   fi.regsaves = make_list(rs, fi.nregsaves);
   fi.outgoing = make_runs(out, fi.noutgoing);
   if (!w.empty()) {

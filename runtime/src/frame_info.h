@@ -41,6 +41,10 @@ struct FrameInfo {
   // pointer itself), whose jmp_bufs are relocated after the slot.
   const int32_t *jmpbufs = nullptr;
   uint32_t njmpbufs = 0;
+  // Offsets of COPYSTACK_OBJ_VALIST_REF slots (also in runs), whose
+  // va_lists' two pointers are relocated after the slot.
+  const int32_t *valists = nullptr;
+  uint32_t nvalists = 0;
   // Offsets of va_lists whose register save area is in this frame (a
   // variadic shim's), relocated after the frame's words.
   const int32_t *regsaves = nullptr;

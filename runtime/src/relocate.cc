@@ -128,6 +128,19 @@ void Relocator::jmpbuf(uintptr_t slot) {
   known(reinterpret_cast<uintptr_t>(jb), 8 * (kJbPc + 1));
 }
 
+// A va_list no stack object of the frame describes (pinned, on the heap,
+// in another frame): the slot was relocated with the frame's words; the
+// list's overflow area and register save area may point into the stack.
+// Relocating a word twice (the list is also some frame's stack object) is
+// harmless: an adjusted word no longer points into the old stack.
+void Relocator::valist(uintptr_t slot) {
+  auto *ap = *reinterpret_cast<uintptr_t **>(slot);
+  if (!ap)
+    return;
+  adjust(&ap[1]);
+  adjust(&ap[2]);
+}
+
 // A va_list a variadic shim started: its register save area (in the
 // shim's frame) holds the six integer argument registers, which may be
 // pointers; the pointers of the va_list itself were relocated already.
@@ -179,6 +192,10 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
   case COPYSTACK_OBJ_JMPBUF_REF:
     adjust(reinterpret_cast<uintptr_t *>(base));
     jmpbuf(base);
+    return;
+  case COPYSTACK_OBJ_VALIST_REF:
+    adjust(reinterpret_cast<uintptr_t *>(base));
+    valist(base);
     return;
   case COPYSTACK_OBJ_BITMAP: {
     const uint64_t *bits = map.bitmaps + o.bitmap;
@@ -284,6 +301,8 @@ void Relocator::run(const WalkStart &s) {
       runs(frame_lo, fi->outgoing, fi->noutgoing);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
         jmpbuf(rbp + fi->jmpbufs[i]);
+      for (uint32_t i = 0; i < fi->nvalists; ++i)
+        valist(rbp + fi->valists[i]);
       for (uint32_t i = 0; i < fi->nregsaves; ++i)
         reg_save_area(rbp + fi->regsaves[i]);
     }

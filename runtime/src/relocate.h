@@ -108,6 +108,7 @@ private:
   void reg_save_area(uintptr_t va_list);
   void scan_all(uintptr_t lo, size_t bytes);
   void jmpbuf(uintptr_t slot);
+  void valist(uintptr_t slot);
   [[noreturn]] void broken(const char *what, uintptr_t at) const;
 };
 

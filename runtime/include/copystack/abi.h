@@ -35,7 +35,7 @@
 
 /* Bumped whenever a table layout or a symbol's contract changes. A runtime
  * refuses maps of another version with a message naming the function. */
-#define COPYSTACK_ABI_VERSION 1
+#define COPYSTACK_ABI_VERSION 2
 
 /* Offset of glibc's tcbhead_t.__private_ss on x86-64: the stack limit LLVM's
  * split-stack prologue compares against. 0 outside a copyable stack, so
@@ -84,6 +84,13 @@
                                         saved %rsp and %rbp (mangled with the
                                         thread's pointer guard) and callee-saved
                                         registers may point into the stack */
+#define COPYSTACK_OBJ_VALIST_REF 5   /* an 8-byte slot holding a pointer to a
+                                        va_list that no stack object of this
+                                        frame describes (pinned, on the heap,
+                                        or reached through a pointer), or
+                                        null: its overflow_arg_area and
+                                        reg_save_area (words 1 and 2) may
+                                        point into the stack */
 
 /* copystack_object.flags */
 #define COPYSTACK_OBJF_ESCAPED 1     /* offset comes from the resolve helper */

@@ -6,7 +6,7 @@ target triple = "x86_64-pc-linux-gnu"
 declare void @g(ptr)
 
 ; CHECK:      .long	f.copystack.map-f
-; CHECK-NEXT: .long	1
+; CHECK-NEXT: .long	2
 ; CHECK-NEXT: .quad	7737593674106692459
 ; CHECK-NEXT: f:
 ; CHECK:      cmpq	%fs:112, %rsp

@@ -32,7 +32,7 @@ define i32 @caller(ptr %p) {
   ret i32 %r
 }
 
-; CHECK-LABEL: define internal i32 @sum.copystack.va(i32 %n, ptr %va)
+; CHECK-LABEL: define internal i32 @sum.copystack.va(i32 %n, ptr nocapture %va)
 ; CHECK:       call void @llvm.va_copy.p0(ptr %list, ptr %va)
 ; CHECK:       va_arg ptr %list, i32
 

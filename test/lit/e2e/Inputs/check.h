@@ -43,4 +43,23 @@ __attribute__((noinline)) static int cs_burn(int depth) {
   return cs_burn(depth - 1) + frame[0];
 }
 
+/* Runs fn(arg) as a task on a fresh 2 KiB stack (no learned or adaptive
+ * start size), so that what fn does grows the stack and copies it in
+ * normal mode too, not only under stress and verify modes. In the plain
+ * reference build (main is not a task) it calls fn directly. */
+static inline void cs_fresh_task(void (*fn)(void *), void *arg) {
+  if (!copystack_in_task()) {
+    fn(arg);
+    return;
+  }
+  copystack_policy p;
+  copystack_get_policy(&p);
+  p.learn_start = 0;
+  p.adaptive_start = 0;
+  copystack_set_policy(&p);
+  unsigned long before = cs_growths();
+  copystack_run(fn, arg);
+  REQUIRE(cs_growths() > before);
+}
+
 #endif
