@@ -20,15 +20,51 @@ namespace copystack {
 // Static allocas aligned beyond this make LLVM realign the frame.
 static constexpr uint64_t MaxFrameAlign = 16;
 
+// Where a stackrestore's operand may come from: a stacksave, directly or
+// through phis and selects, or (at -O0, where clang keeps it in a
+// "saved_stack" local) a load from a local that only ever receives such
+// values.
+static bool comesFromStackSave(const Value *V,
+                               SmallPtrSetImpl<const Value *> &Seen) {
+  if (!Seen.insert(V).second)
+    return true;
+  if (auto *II = dyn_cast<IntrinsicInst>(V))
+    return II->getIntrinsicID() == Intrinsic::stacksave;
+  if (auto *Phi = dyn_cast<PHINode>(V)) {
+    for (const Value *In : Phi->incoming_values())
+      if (!comesFromStackSave(In, Seen))
+        return false;
+    return true;
+  }
+  if (auto *Sel = dyn_cast<SelectInst>(V))
+    return comesFromStackSave(Sel->getTrueValue(), Seen) &&
+           comesFromStackSave(Sel->getFalseValue(), Seen);
+  auto *LI = dyn_cast<LoadInst>(V);
+  if (!LI)
+    return false;
+  auto *Slot = dyn_cast<AllocaInst>(LI->getPointerOperand());
+  if (!Slot || !Slot->isStaticAlloca())
+    return false;
+  for (const User *U : Slot->users()) {
+    if (isa<LoadInst>(U))
+      continue;
+    auto *SI = dyn_cast<StoreInst>(U);
+    if (!SI || SI->getPointerOperand() != Slot ||
+        !comesFromStackSave(SI->getValueOperand(), Seen))
+      return false;
+  }
+  return true;
+}
+
 bool canPinDynamicAllocas(const Function &F, std::string &Why) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB)
       if (auto *II = dyn_cast<IntrinsicInst>(&I))
         if (II->getIntrinsicID() == Intrinsic::stackrestore) {
-          auto *Save = dyn_cast<IntrinsicInst>(II->getArgOperand(0));
-          if (!Save || Save->getIntrinsicID() != Intrinsic::stacksave) {
-            Why = "it restores a stack pointer that does not come straight "
-                  "from llvm.stacksave";
+          SmallPtrSet<const Value *, 8> Seen;
+          if (!comesFromStackSave(II->getArgOperand(0), Seen)) {
+            Why = "it restores a stack pointer that does not come from "
+                  "llvm.stacksave";
             return false;
           }
         }
@@ -96,7 +132,7 @@ public:
       pinDynamic(AI);
     Stats.Dynamic += Dynamic.size();
     if (!Dynamic.empty())
-      pairStackRestores();
+      pinStackSaves();
 
     SmallVector<Instruction *, 8> Exits, Pads, Jumps;
     for (BasicBlock &BB : F)
@@ -346,29 +382,37 @@ private:
     return LI;
   }
 
-  // A stackrestore ends the scope of the dynamic allocas since its
-  // stacksave: give their pinned bytes back there too.
-  void pairStackRestores() {
-    SmallVector<IntrinsicInst *, 4> Saves;
+  // With every dynamic alloca pinned, nothing on the real stack needs
+  // saving and restoring: a stacksave becomes the pinned top, and a
+  // stackrestore gives back the pinned bytes of the dynamic allocas since
+  // (the scope of a VLA in a loop, say). The saved value may go through a
+  // local (-O0 keeps it in one); it is a pinned-area address, never a
+  // stack address.
+  void pinStackSaves() {
+    SmallVector<IntrinsicInst *, 4> Saves, Restores;
     for (BasicBlock &BB : F)
       for (Instruction &I : BB)
-        if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
           if (II->getIntrinsicID() == Intrinsic::stacksave)
             Saves.push_back(II);
-    for (IntrinsicInst *Save : Saves) {
-      SmallVector<Instruction *, 4> Restores;
-      for (User *U : Save->users())
-        if (auto *II = dyn_cast<IntrinsicInst>(U))
-          if (II->getIntrinsicID() == Intrinsic::stackrestore)
+          else if (II->getIntrinsicID() == Intrinsic::stackrestore)
             Restores.push_back(II);
-      if (Restores.empty())
-        continue;
-      IRBuilder<> B(Save->getNextNode());
+        }
+    for (IntrinsicInst *Save : Saves) {
+      IRBuilder<> B(Save);
       Value *Th = thread(B);
       Value *Top =
           tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_TOP)));
-      for (Instruction *R : Restores)
-        restore(R, Top);
+      Value *P = pinnedPointer(B, Top);
+      P->takeName(Save);
+      Save->replaceAllUsesWith(P);
+      Save->eraseFromParent();
+    }
+    for (IntrinsicInst *R : Restores) {
+      IRBuilder<> B(R);
+      Value *Top = B.CreatePtrToInt(R->getArgOperand(0), I64);
+      restore(R, Top);
+      R->eraseFromParent();
     }
   }
 };

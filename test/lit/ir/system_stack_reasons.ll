@@ -11,11 +11,8 @@ define void @forwards(ptr %fn, ...) {
   ret void
 }
 
-; CHECK-DAG: remark: <unknown>:0:0: 'odd_restore' runs on the system stack: it restores a stack pointer that does not come straight from llvm.stacksave
-define void @odd_restore(i64 %n, i1 %c) {
-  %s1 = call ptr @llvm.stacksave.p0()
-  %s2 = call ptr @llvm.stacksave.p0()
-  %s = select i1 %c, ptr %s1, ptr %s2
+; CHECK-DAG: remark: <unknown>:0:0: 'odd_restore' runs on the system stack: it restores a stack pointer that does not come from llvm.stacksave
+define void @odd_restore(i64 %n, ptr %s) {
   %a = alloca i32, i64 %n
   store volatile i32 0, ptr %a
   call void @llvm.stackrestore.p0(ptr %s)
