@@ -5,6 +5,7 @@
 #include "collect.h"
 #include "config.h"
 #include "fatal.h"
+#include "once.h"
 #include "spinlock.h"
 #include "stats.h"
 #include "thread.h"
@@ -66,7 +67,7 @@ namespace {
 constexpr int kMaxWorkers = 1024;
 
 struct Scheduler {
-  std::once_flag started;
+  Once started;
   std::atomic<int> nworkers{0};
   // A slot changes when the monitor puts a spare in a stuck worker's place.
   std::atomic<Worker *> workers[kMaxWorkers];
@@ -499,7 +500,7 @@ void *monitor_main(void *) {
 
 } // namespace
 
-void start_scheduler() { std::call_once(g_sched.started, start); }
+void start_scheduler() { g_sched.started.call(start); }
 
 uint64_t live_tasks() { return g_sched.live.load(); }
 
@@ -537,7 +538,7 @@ void spawn(Task *t) {
 void run_main(Task *t) {
   g_main_task.store(t);
   bool joined = false;
-  std::call_once(g_sched.started, [&] {
+  g_sched.started.call([&] {
     g_caller_is_worker0 = true;
     start();
     joined = true;

@@ -3,6 +3,7 @@
 #include "stack_alloc.h"
 #include "config.h"
 #include "fatal.h"
+#include "once.h"
 
 #include "copystack/abi.h"
 
@@ -105,7 +106,7 @@ std::vector<uintptr_t> *released_lists() {
 }
 std::atomic<uint64_t> g_released_total{0};
 
-std::once_flag g_arena_once;
+Once g_arena_once;
 uintptr_t g_arena_lo, g_arena_hi;
 
 // One half of the verify arena, handed out in address order so that a
@@ -242,7 +243,7 @@ void init_arena() {
 bool is_dense(uintptr_t lo) { return lo >= g_arena_lo + g_verify_arena / 2; }
 
 Stack allocate_verify(size_t size) {
-  std::call_once(g_arena_once, init_arena);
+  g_arena_once.call(init_arena);
   size_t pages = page_round(size);
   bool guarded = g_guarded_live.fetch_add(1) < kGuardedLive;
   uintptr_t base;

@@ -4,6 +4,7 @@
 // runs on the worker's stack), and the timer thread makes it runnable.
 #include "split_stack_notes.h"
 #include "fatal.h"
+#include "once.h"
 #include "scheduler.h"
 #include "stats.h"
 #include "sync.h"
@@ -32,7 +33,7 @@ struct Timers {
   std::mutex lock;
   std::condition_variable cv;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> heap;
-  std::once_flag started;
+  Once started;
 };
 
 // Never destroyed: the timer thread may be waiting on it while the
@@ -68,7 +69,7 @@ void timer_thread() {
 }
 
 void add(const Timer &t) {
-  std::call_once(g_timers.started, [] { std::thread(timer_thread).detach(); });
+  g_timers.started.call([] { std::thread(timer_thread).detach(); });
   std::lock_guard<std::mutex> g(g_timers.lock);
   g_timers.heap.push(t);
   g_timers.cv.notify_one();

@@ -3,6 +3,7 @@
 #include "verify.h"
 #include "config.h"
 #include "fatal.h"
+#include "once.h"
 #include "frame_info.h"
 #include "signals.h"
 #include "stack_alloc.h"
@@ -58,8 +59,8 @@ void install() {
 void prepare_verify_thread() {
   if (!config().verify)
     return;
-  static std::once_flag once;
-  std::call_once(once, install);
+  static Once once;
+  once.call(install);
 }
 
 } // namespace copystack_rt
