@@ -22,6 +22,8 @@
 //   COPYSTACK_RELEASE=0    keep free stack memory instead of returning it
 //   COPYSTACK_COLLECT_MS=N automatic collections every N ms (0: only when
 //                          asked, and under stack-memory pressure)
+//   COPYSTACK_THREADS=0    threads the program creates run their start
+//                          routines on their own stacks, not as tasks
 #ifndef COPYSTACK_CONFIG_H
 #define COPYSTACK_CONFIG_H
 
@@ -35,6 +37,7 @@ struct Config {
   bool verify = false;
   bool verify_scan = false;
   bool trace = false;
+  bool thread_tasks = true;
   std::atomic<size_t> max_stack;
   // The start size set by the program (COPYSTACK_START_STACK,
   // copystack_set_start_stack), and the adaptive one the collector

@@ -31,12 +31,6 @@
 
 namespace copystack_rt {
 
-// A thread that runs one bound task (copystack_run, main).
-struct Runner {
-  std::mutex lock;
-  std::condition_variable cv;
-  bool runnable = false;
-};
 
 struct Worker {
   int id = 0;
@@ -555,25 +549,40 @@ void run_main(Task *t) {
 }
 
 void run_bound(Task *t) {
+  BoundRun b;
+  run_bound(t, b);
+}
+
+void run_bound(Task *t, BoundRun &b) {
   prepare_signal_stack();
   prepare_verify_thread();
-  Runner runner;
-  t->runner = &runner;
+  t->runner = &b.runner;
   g_sched.live.fetch_add(1);
   Thread &th = __copystack_thread;
-  Thread saved = th;
-  uintptr_t saved_limit = read_limit();
+  b.saved = th;
+  b.saved_limit = read_limit();
   th.worker = nullptr; // what this task wakes goes to the global queue
   for (;;) {
     if (execute(t))
       break;
-    std::unique_lock<std::mutex> g(runner.lock);
-    runner.cv.wait(g, [&] { return runner.runnable; });
-    runner.runnable = false;
+    std::unique_lock<std::mutex> g(b.runner.lock);
+    b.runner.cv.wait(g, [&] { return b.runner.runnable; });
+    b.runner.runnable = false;
   }
   g_sched.live.fetch_sub(1);
-  th = saved;
-  write_limit(saved_limit);
+  th = b.saved;
+  write_limit(b.saved_limit);
+}
+
+void abandon_bound(Task *t, BoundRun &b) {
+  Thread &th = __copystack_thread;
+  // The task was running (execute() never saw it leave): its pinned area
+  // is the thread's current one.
+  t->pins = save_pins(th);
+  g_sched.live.fetch_sub(1);
+  th = b.saved;
+  write_limit(b.saved_limit);
+  destroy_task(t);
 }
 
 } // namespace copystack_rt

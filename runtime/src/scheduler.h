@@ -27,9 +27,12 @@
 #define COPYSTACK_SCHEDULER_H
 
 #include "task.h"
+#include "thread.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 
 namespace copystack_rt {
 
@@ -49,8 +52,31 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
+// A thread that runs one bound task (copystack_run, a thread's start
+// routine): the task runs there and nowhere else, and the thread waits on
+// this while the task is parked.
+struct Runner {
+  std::mutex lock;
+  std::condition_variable cv;
+  bool runnable = false;
+};
+
+// A bound task's run: what it changed on the calling thread, put back when
+// it ends.
+struct BoundRun {
+  Runner runner;
+  Thread saved{};
+  uintptr_t saved_limit = 0;
+};
+
 // Runs t bound to the calling thread until it finishes (copystack_run).
 void run_bound(Task *t);
+void run_bound(Task *t, BoundRun &b);
+
+// After pthread_exit or a cancellation unwound t's frames and glibc jumped
+// back to a frame of the thread's own (thread_tasks.cc): puts the thread
+// back as run_bound(t, b) would have on return, and destroys t.
+void abandon_bound(Task *t, BoundRun &b);
 
 // Runs the program's main task t on the scheduler, with the calling thread
 // as one of the workers (Go's M0), and exits with its result when it

@@ -168,7 +168,7 @@ void prepare_signal_stack() {
 
 // The program's sigaction() and signal() (and bsd_signal(), the same) come
 // here. Not under a sanitizer, which interposes them itself.
-#ifndef COPYSTACK_NO_SIGNAL_INTERPOSER
+#ifndef COPYSTACK_NO_INTERPOSERS
 extern "C" {
 __attribute__((visibility("default"))) int
 sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
