@@ -6,6 +6,7 @@
 #include "PinnedAllocas.h"
 #include "Policy.h"
 #include "SafepointSpills.h"
+#include "StackDepthChecks.h"
 #include "ThreadIdentity.h"
 #include "VaListSlots.h"
 #include "VarargShims.h"
@@ -288,6 +289,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     });
   }
 
+  warnStackDepthChecks(M, Work);
   inferCaptures(M, P);
   ThunkCache Thunks(M);
   for (Function *F : Work) {

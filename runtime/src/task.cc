@@ -303,6 +303,13 @@ int copystack_current_stack(copystack_stack_info *out) {
   out->size = th.task->stack.size();
   out->sp = th.foreign_sp;
   out->copies = th.task->copies;
+  out->used = out->hi - out->sp;
+  out->room = out->sp > out->lo + COPYSTACK_GUARD
+                  ? out->sp - (out->lo + COPYSTACK_GUARD)
+                  : 0;
+  out->max_size = config().max_stack.load();
+  out->remaining =
+      out->max_size > out->used ? out->max_size - out->used : 0;
   return 0;
 }
 

@@ -57,6 +57,9 @@ static_assert(offsetof(Thread, park_fn) == THREAD_PARK_FN, "asm_offsets.h");
 static_assert(offsetof(Thread, park_arg) == THREAD_PARK_ARG, "asm_offsets.h");
 static_assert(offsetof(Thread, foreign_seq) == THREAD_FOREIGN_SEQ,
               "asm_offsets.h");
+static_assert(offsetof(Thread, task) == COPYSTACK_THREAD_TASK, "abi.h");
+static_assert(offsetof(Thread, task_lo) == COPYSTACK_THREAD_TASK_LO, "abi.h");
+static_assert(offsetof(Thread, task_hi) == COPYSTACK_THREAD_TASK_HI, "abi.h");
 static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
 static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
 static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");

@@ -140,6 +140,11 @@
  * directly when that value lies in [lo, hi], through
  * __copystack_pin_release(copystack_pin_request *) otherwise. */
 #define COPYSTACK_THREAD_SYMBOL "__copystack_thread"
+/* The running task (0 outside tasks) and its stack [lo, hi): read by
+ * copystack_stack_pointer() in copystack.h. */
+#define COPYSTACK_THREAD_TASK 16
+#define COPYSTACK_THREAD_TASK_LO 24
+#define COPYSTACK_THREAD_TASK_HI 32
 #define COPYSTACK_THREAD_PIN_TOP 48
 #define COPYSTACK_THREAD_PIN_LO 56
 #define COPYSTACK_THREAD_PIN_HI 64

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -196,10 +198,53 @@ typedef struct copystack_stack_info {
   uintptr_t sp;            /* the caller's stack pointer */
   size_t size;             /* hi - lo */
   uint64_t copies;         /* how many times this task's stack moved */
+  size_t used;             /* hi - sp: the frames live, the caller's included */
+  size_t room;             /* sp - (lo + the guard band): what the caller's
+                              callees may use before the stack grows next */
+  size_t max_size;         /* the largest this stack may grow to
+                              (copystack_max_stack) */
+  size_t remaining;        /* max_size - used: what the task may still use
+                              before it stops with "maximum stack exceeded" */
 } copystack_stack_info;
 
 /* Returns 0 and fills *out when called from a task, -1 otherwise. */
 int copystack_current_stack(copystack_stack_info *out);
+
+/* Stack-depth checks. Interpreters and parsers (QuickJS, SpiderMonkey, Ruby)
+ * remember a frame address at start-up and compare later frame addresses
+ * with it to detect deep recursion. On a copyable stack those comparisons
+ * are meaningless: the stack moves. copystack_stack_pointer() is what such
+ * a check should read instead of __builtin_frame_address(0) or the address
+ * of a local: an integer that falls by exactly the bytes the frames use as
+ * the stack deepens, and that does not change when the stack moves (on a
+ * task: a fixed high value minus the bytes in use; anywhere else: the stack
+ * pointer itself). Values read on different tasks are not comparable, as
+ * addresses on different threads' stacks are not.
+ *
+ *     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);   // before
+ *     uintptr_t sp = copystack_stack_pointer();               // after
+ *
+ * The compiler warns where code compares or stores stack addresses as
+ * integers (docs/limitations.md, "Stack-depth checks"). */
+#define COPYSTACK_VIRTUAL_STACK_TOP ((uintptr_t)1 << 62)
+
+static inline __attribute__((always_inline)) uintptr_t
+copystack_stack_pointer(void) {
+  uintptr_t sp;
+  const uintptr_t *th;
+  /* The stack pointer, and the calling thread's runtime state; volatile: a
+   * task may resume on another thread after any call. */
+  __asm__ volatile("movq %%rsp, %0\n\t"
+                   "movq __copystack_thread@gottpoff(%%rip), %1\n\t"
+                   "addq %%fs:0, %1"
+                   : "=r"(sp), "=r"(th));
+  uintptr_t task = th[COPYSTACK_THREAD_TASK / 8];
+  uintptr_t lo = th[COPYSTACK_THREAD_TASK_LO / 8];
+  uintptr_t hi = th[COPYSTACK_THREAD_TASK_HI / 8];
+  if (task && sp - lo < hi - lo)
+    return COPYSTACK_VIRTUAL_STACK_TOP - (hi - sp);
+  return sp;
+}
 
 /* One stack copy, as the growth hook and the trace see it. */
 typedef struct copystack_growth_event {
