@@ -1,5 +1,5 @@
 // Units of config.cc: sizes as COPYSTACK_MAX_STACK accepts them.
-#include "config.h"
+#include "platform/config.h"
 
 #include <gtest/gtest.h>
 

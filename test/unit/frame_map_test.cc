@@ -1,6 +1,6 @@
 // Units of frame_info.cc: finding and decoding a frame map through the
 // 16-byte prefix the pass puts before an instrumented function.
-#include "frame_info.h"
+#include "core/frame_info.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // suspended asking function are laid out in an "old" stack exactly as the
 // x86-64 code and __morestack leave them, copied byte for byte to a "new"
 // one, and relocated with a fake frame lookup.
-#include "relocate.h"
+#include "core/relocate.h"
 
 #include <gtest/gtest.h>
 

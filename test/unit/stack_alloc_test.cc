@@ -1,5 +1,5 @@
 // Units of stack_alloc.cc: power-of-two stacks, accounting, reuse.
-#include "stack_alloc.h"
+#include "core/stack_alloc.h"
 
 #include "copystack/abi.h"
 

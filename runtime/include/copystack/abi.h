@@ -53,11 +53,33 @@
  *     which must fit the rest. */
 #define COPYSTACK_GUARD 928
 
+/* The register block __morestack pushes on the task stack before it
+ * switches stacks: xmm0-7 and every general register but %rsp, and the
+ * return address into the asking function (runtime/src/core/copy.h,
+ * MoreStackBlock). It lies within the guard band. */
+#define COPYSTACK_MORESTACK_BLOCK 256
+
 /* The smallest stack a task starts with (Go's stackMin). */
 #define COPYSTACK_MIN_STACK 2048
 
 /* The default maximum a single stack may grow to: 1 GiB, as Go on 64-bit. */
 #define COPYSTACK_DEFAULT_MAX_STACK (1ull << 30)
+
+/* The runtime's entry points that instrumented code calls by name
+ * (passes/ emits the calls, runtime/src defines them). */
+#define COPYSTACK_SYM_MORESTACK "__morestack"
+#define COPYSTACK_SYM_FOREIGN_CALL "__copystack_foreign_call"
+#define COPYSTACK_SYM_LANDING_PAD "__copystack_landing_pad"
+#define COPYSTACK_SYM_PARK "__copystack_park"
+#define COPYSTACK_SYM_PIN_GROW "__copystack_pin_grow"
+#define COPYSTACK_SYM_PIN_RELEASE "__copystack_pin_release"
+
+/* What the _begin half of a blocking primitive returns when the calling
+ * task must park (copystack.h's inline functions, runtime/src/sched/sync.cc):
+ * channel operations, wait groups and mutexes return COPYSTACK_MUST_PARK,
+ * select (whose other results are case indexes) COPYSTACK_SELECT_MUST_PARK. */
+#define COPYSTACK_MUST_PARK 2
+#define COPYSTACK_SELECT_MUST_PARK (-2)
 
 /* Every instrumented function is preceded by 16 bytes of prefix data:
  *
@@ -71,8 +93,22 @@
  * the offset is how the runtime finds a frame's map from its function. A
  * PC-relative offset keeps .text free of dynamic relocations, so the maps
  * load in PIE executables and shared libraries with default link flags. */
-#define COPYSTACK_MAGIC 0x6b6174737970636bull /* "kcpystak" */
+#ifdef __ASSEMBLER__
+#define COPYSTACK_MAGIC 0x6b6174737970636b /* "kcpystak" */
+#else
+#define COPYSTACK_MAGIC 0x6b6174737970636bull
+#endif
 #define COPYSTACK_PREFIX_BYTES 16
+
+#ifndef __ASSEMBLER__
+/* The prefix, as the runtime reads it at entry - sizeof(copystack_prefix)
+ * (passes/FrameMaps.cpp emits it; static_asserts on both sides). */
+typedef struct copystack_prefix {
+  int32_t map_offset; /* of the copystack_frame_map, from the entry */
+  uint32_t version;   /* COPYSTACK_ABI_VERSION */
+  uint64_t magic;     /* COPYSTACK_MAGIC */
+} copystack_prefix;
+#endif
 
 /* Kinds of described locations in a frame (copystack_object.kind). */
 #define COPYSTACK_OBJ_BITMAP 1       /* words marked in the bitmap are pointers */

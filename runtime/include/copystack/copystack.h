@@ -235,7 +235,7 @@ copystack_stack_pointer(void) {
   /* The stack pointer, and the calling thread's runtime state; volatile: a
    * task may resume on another thread after any call. */
   __asm__ volatile("movq %%rsp, %0\n\t"
-                   "movq __copystack_thread@gottpoff(%%rip), %1\n\t"
+                   "movq " COPYSTACK_THREAD_SYMBOL "@gottpoff(%%rip), %1\n\t"
                    "addq %%fs:0, %1"
                    : "=r"(sp), "=r"(th));
   uintptr_t task = th[COPYSTACK_THREAD_TASK / 8];
@@ -295,7 +295,7 @@ void __copystack_park(void (*then)(void *), void *arg);
 void __copystack_unlock_after_park(void *lock);
 
 /* Channel operations. _begin returns 1 when done, 0 when the channel is
- * closed (receive: *elem zeroed), or 2 when the task must park. */
+ * closed (receive: *elem zeroed), or COPYSTACK_MUST_PARK (abi.h). */
 int __copystack_chan_send_begin(copystack_chan *c,
                                 COPYSTACK_NOESCAPE void *elem);
 void __copystack_chan_send_end(void);
@@ -306,7 +306,7 @@ void *__copystack_chan_lock_of(copystack_chan *c);
 
 static inline void copystack_chan_send(copystack_chan *c, void *elem) {
   COPYSTACK_OPAQUE(elem);
-  if (__copystack_chan_send_begin(c, elem) == 2) {
+  if (__copystack_chan_send_begin(c, elem) == COPYSTACK_MUST_PARK) {
     __copystack_park(__copystack_unlock_after_park,
                      __copystack_chan_lock_of(c));
     __copystack_chan_send_end();
@@ -318,7 +318,7 @@ static inline void copystack_chan_send(copystack_chan *c, void *elem) {
 static inline int copystack_chan_recv(copystack_chan *c, void *elem) {
   COPYSTACK_OPAQUE(elem);
   int r = __copystack_chan_recv_begin(c, elem);
-  if (r == 2) {
+  if (r == COPYSTACK_MUST_PARK) {
     __copystack_park(__copystack_unlock_after_park,
                      __copystack_chan_lock_of(c));
     r = __copystack_chan_recv_end(elem);
@@ -348,7 +348,7 @@ static inline int copystack_select(copystack_select_case *cases, int n,
                                    int block) {
   COPYSTACK_OPAQUE(cases);
   int r = __copystack_select_begin(cases, n, block);
-  if (r == -2) {
+  if (r == COPYSTACK_SELECT_MUST_PARK) {
     __copystack_park(__copystack_select_unlock, 0);
     r = __copystack_select_end(cases, n);
   }
@@ -357,13 +357,13 @@ static inline int copystack_select(copystack_select_case *cases, int n,
 
 int __copystack_waitgroup_wait_begin(copystack_waitgroup *wg);
 static inline void copystack_waitgroup_wait(copystack_waitgroup *wg) {
-  if (__copystack_waitgroup_wait_begin(wg) == 2)
+  if (__copystack_waitgroup_wait_begin(wg) == COPYSTACK_MUST_PARK)
     __copystack_park(__copystack_unlock_after_park, wg);
 }
 
 int __copystack_mutex_lock_begin(copystack_mutex *m);
 static inline void copystack_mutex_lock(copystack_mutex *m) {
-  if (__copystack_mutex_lock_begin(m) == 2)
+  if (__copystack_mutex_lock_begin(m) == COPYSTACK_MUST_PARK)
     __copystack_park(__copystack_unlock_after_park, m);
 }
 

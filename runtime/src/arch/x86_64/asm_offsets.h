@@ -1,18 +1,22 @@
 /*
  * asm_offsets.h: field offsets and layouts shared by the x86-64 assembly and
- * the C++ runtime. thread.h, task.h and growth.cc check every one of them
- * with static_assert against the C++ structs; the .S files use them as is.
+ * the C++ runtime. platform/thread.h, sched/task.h and core/copy.h check
+ * every one of them with static_assert against the C++ structs; the .S
+ * files use them as is.
  */
 #ifndef COPYSTACK_ASM_OFFSETS_H
 #define COPYSTACK_ASM_OFFSETS_H
+
+#include "copystack/abi.h"
 
 /* copystack_rt::Thread (thread.h), reached through the initial-exec TLS
  * symbol __copystack_thread. */
 #define THREAD_SCHED_SP 0    /* scheduler's saved %rsp while a task runs */
 #define THREAD_TASK_LIMIT 8  /* %fs:0x70 while the task runs its own code */
-#define THREAD_TASK 16       /* the running task, or 0 */
-#define THREAD_TASK_LO 24    /* its stack */
-#define THREAD_TASK_HI 32
+/* the running task (or 0) and its stack: also read by copystack.h */
+#define THREAD_TASK COPYSTACK_THREAD_TASK
+#define THREAD_TASK_LO COPYSTACK_THREAD_TASK_LO
+#define THREAD_TASK_HI COPYSTACK_THREAD_TASK_HI
 #define THREAD_FOREIGN_SP 40 /* the task's %rsp while in a foreign call, or 0 */
 /* 48..79: the pinned area (abi.h, COPYSTACK_THREAD_PIN_*) */
 #define THREAD_PARK_FN 80    /* what the scheduler runs after a task parked */

@@ -24,8 +24,9 @@
  * into code without split-stack notes). Resume at once.
  */
 #include "asm_offsets.h"
+#include "copystack/abi.h"
 
-#define TCB_LIMIT %fs:0x70
+#define TCB_LIMIT %fs:COPYSTACK_TCB_LIMIT
 
 	.text
 	.globl	__morestack

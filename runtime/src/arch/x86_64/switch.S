@@ -4,7 +4,7 @@
  *   void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
  *                           uintptr_t new_limit);
  *       Saves the callee-saved registers and %rsp in *save_sp, continues on
- *       new_sp with %fs:0x70 = new_limit. The frame it leaves on the saved
+ *       new_sp with the limit (%fs:COPYSTACK_TCB_LIMIT) = new_limit. The frame it leaves on the saved
  *       stack, from the saved %rsp up (asm_offsets.h SWITCH_*):
  *
  *           +0 r15  +8 r14  +16 r13  +24 r12  +32 rbx  +40 rbp  +48 return
@@ -17,7 +17,7 @@
  *       is __copystack_task_return: the end of every stack walk.
  *
  *   void __copystack_foreign_call(void (*thunk)(void *), void *frame);
- *       Calls thunk(frame) on the thread's own stack with %fs:0x70 = 0, then
+ *       Calls thunk(frame) on the thread's own stack with the limit at 0, then
  *       returns to the task stack and its limit. Outside a task (limit 0) it
  *       is a plain tail call. Its CFI lets unwinders and debuggers go from
  *       the thread's stack back into the task's frames.
@@ -37,8 +37,9 @@
  *       Clobbers %rax and %rcx only.
  */
 #include "asm_offsets.h"
+#include "copystack/abi.h"
 
-#define TCB_LIMIT %fs:0x70
+#define TCB_LIMIT %fs:COPYSTACK_TCB_LIMIT
 
 	.text
 
@@ -141,8 +142,8 @@ __copystack_foreign_call:
 	 * pointer also goes straight here; its map is empty. */
 	.p2align 4
 	.long	park_map - __copystack_park
-	.long	1
-	.quad	0x6b6174737970636b
+	.long	COPYSTACK_ABI_VERSION
+	.quad	COPYSTACK_MAGIC
 	.globl	__copystack_park
 	.type	__copystack_park,@function
 __copystack_park:
@@ -186,7 +187,7 @@ __copystack_landing_pad:
 	.data
 	.p2align 3
 park_map:			/* copystack_frame_map (abi.h), empty */
-	.long	1		/* version */
+	.long	COPYSTACK_ABI_VERSION
 	.long	0		/* flags */
 	.quad	park_name
 	.quad	0, 0, 0		/* resolve, objects, bitmaps */

@@ -1,0 +1,107 @@
+// copy.h: moving a task's stack (Go's copystack), and the two ways a walk
+// of the moved frames starts.
+//
+// A stack moves in one of two states, each leaving the task's registers in
+// a block on the stack itself:
+//
+//   - growing: the asking function's prologue called __morestack, which
+//     pushed every register (MoreStackBlock, morestack.S); the function's
+//     own frame does not exist yet, its arguments are still in registers
+//     and in its caller's outgoing area;
+//   - suspended: __copystack_switch left the callee-saved registers, %rbp
+//     and the return address into the task (SwitchFrame, switch.S).
+//
+// copy_stack does what both share: copy the used part to the top of a
+// fresh stack, relocate it starting from the block (walk_from_morestack /
+// walk_from_switch), install the new stack on the task, release the old
+// one, count the copy. What differs (the thread's limit for a running task,
+// the growth event, the suspended task's saved %rsp) stays with the caller:
+// growth.cc and shrink.cc.
+#ifndef COPYSTACK_CORE_COPY_H
+#define COPYSTACK_CORE_COPY_H
+
+#include "arch/x86_64/asm_offsets.h"
+#include "core/frame_info.h"
+#include "core/relocate.h"
+#include "sched/task.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace copystack_rt {
+
+// The register block __morestack pushes (asm_offsets.h MS_*), from its
+// lowest address.
+struct MoreStackBlock {
+  uint64_t xmm[16]; // xmm0-7, two words each
+  uintptr_t r15, r14, r13, r12, r11, r10, r9, r8;
+  uintptr_t rdi, rsi, rdx, rcx, rbx, rax, rbp;
+  uintptr_t ret;        // into the asking function's slow path (its "ret")
+  uintptr_t caller_ret; // the asking function's return address
+};
+
+static_assert(offsetof(MoreStackBlock, xmm) == MS_XMM0, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r15) == MS_R15, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r14) == MS_R14, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r13) == MS_R13, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r12) == MS_R12, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r11) == MS_R11, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r10) == MS_R10, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r9) == MS_R9, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, r8) == MS_R8, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rdi) == MS_RDI, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rsi) == MS_RSI, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rdx) == MS_RDX, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rcx) == MS_RCX, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rbx) == MS_RBX, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rax) == MS_RAX, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, rbp) == MS_RBP, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, ret) == MS_RET, "asm_offsets.h");
+static_assert(offsetof(MoreStackBlock, caller_ret) == MS_CALLER_RET,
+              "asm_offsets.h");
+static_assert(MS_CALLER_RET == MS_BLOCK_BYTES, "asm_offsets.h");
+static_assert(MS_BLOCK_BYTES == COPYSTACK_MORESTACK_BLOCK, "abi.h");
+
+// The frame __copystack_switch leaves on a stack it switches away from
+// (asm_offsets.h SWITCH_*), from the saved %rsp up.
+struct SwitchFrame {
+  uintptr_t r15, r14, r13, r12, rbx, rbp;
+  uintptr_t ret; // where the task resumes
+};
+
+static_assert(offsetof(SwitchFrame, r15) == SWITCH_R15, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, r14) == SWITCH_R14, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, r13) == SWITCH_R13, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, r12) == SWITCH_R12, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, rbx) == SWITCH_RBX, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, rbp) == SWITCH_RBP, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, ret) == SWITCH_RET, "asm_offsets.h");
+static_assert(sizeof(SwitchFrame) == SWITCH_FRAME_BYTES, "asm_offsets.h");
+
+// Where the walk of a moved stack starts, for each block (at its new
+// address). The asking function of a growth is known by its frame info,
+// and LLVM's prologue loaded its stack-argument bytes into %r11.
+WalkStart walk_from_morestack(MoreStackBlock *block, const FrameInfo &asker);
+WalkStart walk_from_switch(SwitchFrame *frame);
+
+// A finished copy: where the block is now, and what the copy cost.
+struct Copy {
+  uintptr_t block = 0;
+  size_t used = 0; // bytes copied
+  uint64_t ns = 0;
+};
+
+enum class Block { kMoreStack, kSwitch };
+
+// Copies the used part of t's stack, [block, t->stack.hi), to the top of a
+// fresh stack of new_size bytes, relocates every described pointer starting
+// from the block, and makes the fresh stack t's; the old one is released
+// (to the shared pool when to_pool). Counts the bytes, time and pointers
+// (the kind of copy, growth, move or shrink, is the caller's to count).
+// asker: the asking function for a kMoreStack block, else null.
+Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
+                const FrameInfo *asker, bool to_pool);
+
+} // namespace copystack_rt
+
+#endif

@@ -1,0 +1,255 @@
+// frame_info.cc: frame maps from the magic prefix, callee-saved register
+// slots from the unwind tables (frame_info.h, eh_frame.h).
+#include "platform/split_stack_notes.h"
+#include "core/frame_info.h"
+#include "core/eh_frame.h"
+#include "platform/fatal.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace copystack_rt {
+
+namespace {
+
+std::mutex g_cache_lock;
+// Never destroyed: exit() runs static destructors while other workers may
+// still be walking stacks.
+std::unordered_map<uintptr_t, FrameInfo *> &call_sites() {
+  static auto *m = new std::unordered_map<uintptr_t, FrameInfo *>;
+  return *m;
+}
+std::unordered_map<uintptr_t, FrameInfo *> &functions() {
+  static auto *m = new std::unordered_map<uintptr_t, FrameInfo *>;
+  return *m;
+}
+
+// A small per-thread cache in front of the locked tables: frames of one
+// recursion share return addresses.
+constexpr unsigned kTlsCache = 64;
+struct TlsEntry {
+  uintptr_t ra;
+  const FrameInfo *info;
+};
+thread_local TlsEntry t_cache[kTlsCache];
+
+} // namespace
+
+static_assert(sizeof(copystack_prefix) == COPYSTACK_PREFIX_BYTES, "abi.h");
+static_assert(offsetof(copystack_prefix, magic) == COPYSTACK_PREFIX_BYTES - 8,
+              "abi.h: the magic is the last 8 bytes before the entry");
+
+bool is_instrumented(const void *fn) {
+  uint64_t magic;
+  memcpy(&magic, static_cast<const char *>(fn) - 8, sizeof magic);
+  return magic == COPYSTACK_MAGIC;
+}
+
+const copystack_frame_map *map_for_entry(uintptr_t entry) {
+  auto *p = reinterpret_cast<const char *>(entry);
+  if (!is_instrumented(p))
+    return nullptr;
+  copystack_prefix prefix;
+  memcpy(&prefix, p - sizeof prefix, sizeof prefix);
+  const uint32_t version = prefix.version;
+  auto *map = reinterpret_cast<copystack_frame_map *>(
+      entry + static_cast<intptr_t>(prefix.map_offset));
+  if (version != COPYSTACK_ABI_VERSION || map->version != COPYSTACK_ABI_VERSION)
+    fatal("function %s was compiled for copystack ABI version %u; this "
+          "runtime implements version %d: rebuild it with the matching plugin",
+          map->version == COPYSTACK_ABI_VERSION ? map->name : symbol_name(entry),
+          version, COPYSTACK_ABI_VERSION);
+  auto *resolved = reinterpret_cast<std::atomic<uint32_t> *>(&map->resolved);
+  if (!resolved->load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> g(g_cache_lock);
+    if (!resolved->load(std::memory_order_relaxed)) {
+      if (map->nescaped) {
+        std::vector<int32_t> offsets(map->nescaped);
+        map->resolve(offsets.data());
+        for (uint32_t i = 0; i < map->nescaped; ++i)
+          map->objects[i].offset = offsets[i];
+      }
+      resolved->store(1, std::memory_order_release);
+    }
+  }
+  return map;
+}
+
+const char *symbol_name(uintptr_t pc) {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(pc), &info) && info.dli_sname)
+    return info.dli_sname;
+  // Static functions have no dynamic symbol; instrumented ones have a map.
+  const char *why;
+  if (const uint8_t *fde = find_fde(pc, &why)) {
+    Fde f;
+    if (parse_fde(fde, pc, f, &why) && is_instrumented(
+                                           reinterpret_cast<void *>(f.begin)))
+      if (const copystack_frame_map *m = map_for_entry(f.begin))
+        return m->name;
+  }
+  return "<unknown>";
+}
+
+namespace {
+
+const FrameInfo::Run *make_runs(std::vector<int32_t> &w, uint32_t &n) {
+  n = 0;
+  if (w.empty())
+    return nullptr;
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  std::vector<FrameInfo::Run> runs;
+  for (int32_t off : w) {
+    if (!runs.empty() &&
+        runs.back().offset + 8 * static_cast<int32_t>(runs.back().words) == off)
+      ++runs.back().words;
+    else
+      runs.push_back({off, 1});
+  }
+  auto *r = new FrameInfo::Run[runs.size()];
+  std::copy(runs.begin(), runs.end(), r);
+  n = static_cast<uint32_t>(runs.size());
+  return r;
+}
+
+const int32_t *make_list(const std::vector<int32_t> &v, uint32_t &n) {
+  n = static_cast<uint32_t>(v.size());
+  if (v.empty())
+    return nullptr;
+  auto *p = new int32_t[v.size()];
+  std::copy(v.begin(), v.end(), p);
+  return p;
+}
+
+} // namespace
+
+void flatten_words(FrameInfo &fi) {
+  std::vector<int32_t> w, out, jb, va, rs;
+  for (int i = 0; i < kNumCsr; ++i)
+    if (fi.csr_offset[i])
+      w.push_back(16 + fi.csr_offset[i]);
+  const copystack_frame_map &m = *fi.map;
+  for (uint32_t i = 0; i < m.nobjects; ++i) {
+    const copystack_object &o = m.objects[i];
+    std::vector<int32_t> &to = (o.flags & COPYSTACK_OBJF_OUTGOING) ? out : w;
+    if (o.kind == COPYSTACK_OBJ_JMPBUF_REF ||
+        o.kind == COPYSTACK_OBJ_VALIST_REF) {
+      w.push_back(o.offset);
+      (o.kind == COPYSTACK_OBJ_JMPBUF_REF ? jb : va).push_back(o.offset);
+      continue;
+    }
+    if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
+      rs.push_back(o.offset);
+    uint32_t nw = o.size / 8;
+    for (uint32_t k = 0; k < nw; ++k) {
+      bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
+                 (o.kind == COPYSTACK_OBJ_BITMAP &&
+                  (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
+      if (ptr)
+        to.push_back(o.offset + static_cast<int32_t>(8 * k));
+    }
+  }
+  fi.jmpbufs = make_list(jb, fi.njmpbufs);
+  fi.valists = make_list(va, fi.nvalists);
+  fi.regsaves = make_list(rs, fi.nregsaves);
+  fi.outgoing = make_runs(out, fi.noutgoing);
+  if (!w.empty()) {
+    fi.lowest = *std::min_element(w.begin(), w.end());
+    fi.highest = *std::max_element(w.begin(), w.end()) + 8;
+  }
+  fi.runs = make_runs(w, fi.nruns);
+}
+
+static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
+  const uint8_t *fde_ptr = find_fde(pc, why);
+  if (!fde_ptr)
+    return nullptr;
+  Fde fde;
+  if (!parse_fde(fde_ptr, pc, fde, why))
+    return nullptr;
+  const copystack_frame_map *map = map_for_entry(fde.begin);
+  if (!map) {
+    *why = "the function was not compiled with the copystack plugin";
+    return nullptr;
+  }
+  auto *fi = new FrameInfo;
+  fi->entry = fde.begin;
+  fi->map = map;
+  if (!call_site)
+    return fi;
+  CfaState st;
+  if (!cfa_rules_at(fde, pc, st, why)) {
+    delete fi;
+    return nullptr;
+  }
+  if (st.cfa_reg != kDwRbp || st.cfa_off != 16 ||
+      st.saved[kDwRbp] != -16) {
+    *why = "the call site's frame is not %rbp-based (CFA != %rbp + 16)";
+    delete fi;
+    return nullptr;
+  }
+  const unsigned regs[kNumCsr] = {kDwRbx, kDwR12, kDwR12 + 1, kDwR12 + 2,
+                                  kDwR12 + 3};
+  for (int i = 0; i < kNumCsr; ++i)
+    fi->csr_offset[i] = static_cast<int32_t>(st.saved[regs[i]]);
+  flatten_words(*fi);
+  return fi;
+}
+
+const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
+  TlsEntry &e = t_cache[(ra >> 2) % kTlsCache];
+  if (e.ra == ra)
+    return e.info;
+  // The return address is the instruction after the call; the call itself
+  // is at ra - 1 and belongs to the same function and CFA row.
+  std::unique_lock<std::mutex> g(g_cache_lock);
+  auto it = call_sites().find(ra);
+  FrameInfo *fi = it == call_sites().end() ? nullptr : it->second;
+  g.unlock();
+  if (!fi) {
+    fi = build(ra - 1, /*call_site=*/true, why);
+    if (!fi)
+      return nullptr;
+    g.lock();
+    auto [pos, inserted] = call_sites().emplace(ra, fi);
+    if (!inserted) {
+      delete fi;
+      fi = pos->second;
+    }
+  }
+  e = TlsEntry{ra, fi};
+  return fi;
+}
+
+const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
+  static thread_local TlsEntry last;
+  if (last.ra == pc)
+    return last.info;
+  std::unique_lock<std::mutex> g(g_cache_lock);
+  auto it = functions().find(pc);
+  if (it != functions().end()) {
+    last = TlsEntry{pc, it->second};
+    return it->second;
+  }
+  g.unlock();
+  FrameInfo *fi = build(pc, /*call_site=*/false, why);
+  if (!fi)
+    return nullptr;
+  g.lock();
+  auto [pos, inserted] = functions().emplace(pc, fi);
+  if (!inserted) {
+    delete fi;
+    fi = pos->second;
+  }
+  last = TlsEntry{pc, fi};
+  return fi;
+}
+
+} // namespace copystack_rt

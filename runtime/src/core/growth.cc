@@ -1,0 +1,155 @@
+// growth.cc: what __morestack does, on the thread's own stack (Go's
+// newstack).
+//
+// morestack.S saves every register the asking function may need in a block
+// on the task stack (copy.h, MoreStackBlock), switches to the thread's stack
+// and calls __copystack_grow with the block:
+//
+//   1. New size: double, and keep doubling until the frames live, the frame
+//      that asked and the guard fit. Above the maximum: a fatal message
+//      naming the limit and the function.
+//   2. copy_stack (copy.h): the used part, block included, to the top of
+//      the new stack, relocated, installed; the old stack released.
+//   3. Install the new limit, and return the block's new address;
+//      morestack.S restores the registers there and resumes the function at
+//      its return address + 1, past LLVM's "ret".
+//
+// In stress mode every check lands here and the stack moves even when the
+// frame fits (Go's stackForceMove). In verify mode every check lands here
+// too: checks whose frame fits only scrub the dead part of the stack, so
+// that any old-stack address found after a copy was written by a live
+// frame, not left behind by a returned one.
+#include "platform/split_stack_notes.h"
+#include "platform/config.h"
+#include "platform/fatal.h"
+#include "core/frame_info.h"
+#include "core/copy.h"
+#include "core/verify.h"
+#include "platform/stats.h"
+#include "sched/task.h"
+#include "platform/thread.h"
+
+#include "copystack/abi.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace copystack_rt {
+
+namespace {
+
+// LLVM compares only %rsp, not %rsp - FRAME, for frames below this size
+// (kSplitStackAvailable in X86FrameLowering.cpp).
+constexpr size_t kSmallFrame = 256;
+const char *human(size_t bytes, char *buf, size_t len) {
+  if (bytes >= (1u << 30) && bytes % (1u << 30) == 0)
+    snprintf(buf, len, "%zu GiB", bytes >> 30);
+  else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+    snprintf(buf, len, "%zu MiB", bytes >> 20);
+  else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0)
+    snprintf(buf, len, "%zu KiB", bytes >> 10);
+  else
+    snprintf(buf, len, "%zu bytes", bytes);
+  return buf;
+}
+
+void scrub(Task *t, uintptr_t below, size_t frame) {
+  uintptr_t lo = t->scrub_low < t->stack.lo ? t->stack.lo : t->scrub_low;
+  if (lo < below)
+    memset(reinterpret_cast<void *>(lo), kPoison, below - lo);
+  uintptr_t next = below - frame - COPYSTACK_GUARD;
+  t->scrub_low = next < t->stack.lo || next > below ? t->stack.lo : next;
+}
+
+[[noreturn]] void over_limit(Task *t, size_t want, size_t max,
+                             const char *fn, size_t frame, size_t live) {
+  char a[32], b[32];
+  fatal("stack of task %lu would grow to %s, over the maximum stack size of "
+        "%s, when %s asked for a %zu-byte frame with %zu bytes of frames "
+        "live (copystack_set_max_stack() or COPYSTACK_MAX_STACK raise the "
+        "limit)",
+        (unsigned long)t->id, human(want, a, sizeof a), human(max, b, sizeof b),
+        fn, frame, live);
+}
+
+} // namespace
+
+} // namespace copystack_rt
+
+using namespace copystack_rt;
+
+extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
+  Thread &th = __copystack_thread;
+  Task *task = th.task;
+  if (!task)
+    fatal("__morestack called with a stack limit set but no task running");
+  const uintptr_t block = reinterpret_cast<uintptr_t>(b);
+  const uintptr_t sp = block + MS_CALLER_RET; // the asker's %rsp at its check
+  const Stack old = task->stack;
+  if (block < old.lo || sp >= old.hi)
+    fatal("stack overflow: __morestack's register block at %#lx is outside "
+          "the task's stack [%#lx, %#lx): code without a prologue check used "
+          "more than the %d-byte guard",
+          (unsigned long)block, (unsigned long)old.lo, (unsigned long)old.hi,
+          COPYSTACK_GUARD);
+  if (*reinterpret_cast<const uint8_t *>(b->ret) != 0xc3)
+    fatal("__morestack was called from %s (%#lx), not from an LLVM "
+          "split-stack prologue",
+          symbol_name(b->ret), (unsigned long)b->ret);
+  const char *why = "unknown";
+  const FrameInfo *asker = frame_info_for_function(b->ret, &why);
+  if (!asker)
+    fatal("__morestack was called from %s: %s", symbol_name(b->ret), why);
+
+  const size_t frame = b->r10;
+  const size_t live = old.hi - sp;
+  const uintptr_t probe = frame < kSmallFrame ? sp : sp - frame;
+  const bool fits = probe > old.lo + COPYSTACK_GUARD;
+  Config &cfg = config();
+
+  if (cfg.verify && !(asker->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
+      b->r11 != asker->map->stack_arg_bytes)
+    fatal("verify: the frame map of %s says %u bytes of stack arguments, "
+          "LLVM's prologue says %lu",
+          asker->name(), asker->map->stack_arg_bytes, (unsigned long)b->r11);
+
+  if (fits && !cfg.stress) {
+    if (cfg.verify)
+      scrub(task, block, frame);
+    return block;
+  }
+
+  size_t size = fits ? old.size() : old.size() * 2;
+  while (size <= live + frame + COPYSTACK_GUARD)
+    size *= 2;
+  const size_t max = cfg.max_stack.load();
+  if (size > max)
+    over_limit(task, size, max, asker->name(), frame, live);
+
+  const Copy c = copy_stack(task, size, block, Block::kMoreStack, asker,
+                            /*to_pool=*/false);
+  const Stack fresh = task->stack;
+  if (cfg.verify) // below the block is poison already; the asker writes on
+    scrub(task, c.block, frame);
+  th.task_lo = fresh.lo;
+  th.task_hi = fresh.hi;
+  th.task_limit = limit_for(fresh);
+
+  const bool grew = size > old.size();
+  Stats &st = stats();
+  (grew ? st.growths : st.moves)++;
+
+  copystack_growth_event ev{};
+  ev.task_id = task->id;
+  ev.copy_number = task->copies;
+  ev.old_size = old.size();
+  ev.new_size = size;
+  ev.used = live;
+  ev.headroom = sp - old.lo;
+  ev.frame = frame;
+  ev.function = asker->name();
+  ev.ns = c.ns;
+  ev.forced = !grew;
+  publish_growth(ev);
+  return c.block;
+}

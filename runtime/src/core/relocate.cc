@@ -1,0 +1,349 @@
+// relocate.cc: rewriting the pointers of a copied stack (relocate.h).
+#include "platform/split_stack_notes.h"
+#include "core/relocate.h"
+#include "platform/fatal.h"
+
+namespace copystack_rt {
+
+namespace {
+
+class ProcessFrames final : public FrameLookup {
+public:
+  const FrameInfo *call_site(uintptr_t ra, const char **why) override {
+    return frame_info_for_call_site(ra, why);
+  }
+};
+
+} // namespace
+
+FrameLookup &process_frames() {
+  static ProcessFrames frames;
+  return frames;
+}
+
+Relocator::Relocator(Stack old_stack, Stack new_stack, FrameLookup &lookup,
+                     uintptr_t terminal_ra)
+    : old_(old_stack), new_(new_stack),
+      delta_(static_cast<intptr_t>(new_stack.hi - old_stack.hi)),
+      lookup_(lookup), terminal_ra_(terminal_ra) {}
+
+void Relocator::enable_verify(uintptr_t used_lo) {
+  verify_ = true;
+  used_lo_ = used_lo;
+  seen_.assign((new_.hi - used_lo) / 8, 0);
+}
+
+// The one rule of relocation: a described word that points into the old
+// stack moves by delta; every other value stays as it is.
+void Relocator::adjust(uintptr_t *slot) {
+  uintptr_t v = *slot;
+  if (v - old_.lo < old_.hi - old_.lo) {
+    *slot = v + delta_;
+    ++adjusted_;
+  }
+  if (verify_)
+    known(reinterpret_cast<uintptr_t>(slot), 8);
+}
+
+// The fast path's inner loop, with the bounds in locals so that stores
+// through p cannot be taken to change them; written so that it vectorizes,
+// and built for the vector units this CPU has (a 64-bit unsigned compare
+// takes one instruction with AVX-512, several without).
+// (Not under ThreadSanitizer: the clones' resolver runs while the dynamic
+// linker relocates the program, before TSan's runtime is initialised.)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define COPYSTACK_NO_CLONES 1
+#endif
+#endif
+#ifndef COPYSTACK_NO_CLONES
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+uint64_t
+Relocator::adjust_run(uintptr_t *p, uint32_t n, uintptr_t lo, uintptr_t size,
+                      intptr_t delta) {
+  uint64_t count = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uintptr_t v = p[i];
+    bool in = v - lo < size;
+    p[i] = in ? v + delta : v;
+    count += in;
+  }
+  return count;
+}
+
+void Relocator::known(uintptr_t addr, size_t bytes) {
+  if (!verify_)
+    return;
+  uintptr_t lo = addr & ~uintptr_t(7);
+  for (uintptr_t a = lo; a < addr + bytes; a += 8)
+    if (a >= used_lo_ && a < new_.hi)
+      seen_[(a - used_lo_) / 8] = 1;
+}
+
+void Relocator::scan_all(uintptr_t lo, size_t bytes) {
+  lo = (lo + 7) & ~uintptr_t(7);
+  for (uintptr_t a = lo; a + 8 <= lo + bytes; a += 8)
+    adjust(reinterpret_cast<uintptr_t *>(a));
+}
+
+namespace {
+
+// glibc's x86-64 jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc; rbp, rsp and pc
+// are mangled with the thread's pointer guard (tcbhead_t.pointer_guard,
+// %fs:0x30): rol(value ^ guard, 0x11).
+enum { kJbRbx, kJbRbp, kJbR12, kJbR13, kJbR14, kJbR15, kJbRsp, kJbPc };
+
+uintptr_t pointer_guard() {
+  uintptr_t g;
+  __asm__("movq %%fs:0x30, %0" : "=r"(g));
+  return g;
+}
+uintptr_t demangle(uintptr_t v) {
+  return ((v >> 0x11) | (v << (64 - 0x11))) ^ pointer_guard();
+}
+uintptr_t mangle(uintptr_t v) {
+  v ^= pointer_guard();
+  return (v << 0x11) | (v >> (64 - 0x11));
+}
+
+} // namespace
+
+// The jmp_buf a frame last passed to setjmp. The slot itself was relocated
+// with the frame's words; the jmp_buf may be anywhere (a local of this or an
+// outer frame, a global, the heap).
+void Relocator::jmpbuf(uintptr_t slot) {
+  auto *jb = *reinterpret_cast<uintptr_t **>(slot);
+  if (!jb)
+    return;
+  for (int i : {kJbRbx, kJbR12, kJbR13, kJbR14, kJbR15})
+    adjust(&jb[i]);
+  for (int i : {kJbRbp, kJbRsp}) {
+    uintptr_t v = demangle(jb[i]);
+    if (v - old_.lo < old_.hi - old_.lo) {
+      jb[i] = mangle(v + delta_);
+      ++adjusted_;
+    }
+  }
+  known(reinterpret_cast<uintptr_t>(jb), 8 * (kJbPc + 1));
+}
+
+// A va_list no stack object of the frame describes (pinned, on the heap,
+// in another frame): the slot was relocated with the frame's words; the
+// list's overflow area and register save area may point into the stack.
+// Relocating a word twice (the list is also some frame's stack object) is
+// harmless: an adjusted word no longer points into the old stack.
+void Relocator::valist(uintptr_t slot) {
+  auto *ap = *reinterpret_cast<uintptr_t **>(slot);
+  if (!ap)
+    return;
+  adjust(&ap[1]);
+  adjust(&ap[2]);
+}
+
+// A va_list a variadic shim started: its register save area (in the
+// shim's frame) holds the six integer argument registers, which may be
+// pointers; the pointers of the va_list itself were relocated already.
+void Relocator::reg_save_area(uintptr_t va_list) {
+  uintptr_t rsa = reinterpret_cast<uintptr_t *>(va_list)[2];
+  if (!rsa)
+    return;
+  if (rsa < new_.lo || rsa + 48 > new_.hi)
+    broken("a va_list's register save area lies outside the stack", rsa);
+  for (int i = 0; i < 6; ++i)
+    adjust(reinterpret_cast<uintptr_t *>(rsa) + i);
+}
+
+void Relocator::runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n) {
+  const uintptr_t lo = old_.lo, size = old_.size();
+  for (uint32_t i = 0; i < n; ++i) {
+    auto *p = reinterpret_cast<uintptr_t *>(base + r[i].offset);
+    uint32_t words = r[i].words;
+    if (words >= 8) {
+      adjusted_ += adjust_run(p, words, lo, size, delta_);
+      continue;
+    }
+    for (uint32_t k = 0; k < words; ++k) // short runs: no call
+      if (p[k] - lo < size) {
+        p[k] += delta_;
+        ++adjusted_;
+      }
+  }
+}
+
+void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
+                       const copystack_object &o,
+                       const copystack_frame_map &map) {
+  uintptr_t base = (o.flags & COPYSTACK_OBJF_OUTGOING)
+                       ? frame_lo + static_cast<intptr_t>(o.offset)
+                       : rbp + static_cast<intptr_t>(o.offset);
+  if (base < new_.lo || base + o.size > new_.hi)
+    broken("a frame map object lies outside the stack", base);
+  switch (o.kind) {
+  case COPYSTACK_OBJ_NO_POINTERS:
+    known(base, o.size);
+    return;
+  case COPYSTACK_OBJ_ALL_WORDS:
+    scan_all(base, o.size);
+    known(base, o.size);
+    if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
+      reg_save_area(base);
+    return;
+  case COPYSTACK_OBJ_JMPBUF_REF:
+    adjust(reinterpret_cast<uintptr_t *>(base));
+    jmpbuf(base);
+    return;
+  case COPYSTACK_OBJ_VALIST_REF:
+    adjust(reinterpret_cast<uintptr_t *>(base));
+    valist(base);
+    return;
+  case COPYSTACK_OBJ_BITMAP: {
+    const uint64_t *bits = map.bitmaps + o.bitmap;
+    uint32_t words = (o.size + 7) / 8;
+    for (uint32_t w = 0; w < words; ++w)
+      if (bits[w / 64] & (uint64_t(1) << (w % 64)))
+        adjust(reinterpret_cast<uintptr_t *>(base + 8 * w));
+    known(base, o.size);
+    if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
+      reg_save_area(base);
+    return;
+  }
+  default:
+    fatal("frame map of %s has an object of unknown kind %u", map.name,
+          o.kind);
+  }
+}
+
+void Relocator::broken(const char *what, uintptr_t at) const {
+  fatal("relocation of a stack copied from [%#lx, %#lx) to [%#lx, %#lx): "
+        "%s at %#lx (walked %zu frames, last %s)",
+        (unsigned long)old_.lo, (unsigned long)old_.hi, (unsigned long)new_.lo,
+        (unsigned long)new_.hi, what, (unsigned long)at, frames_.size(),
+        frames_.empty() ? "none" : frames_.back().name);
+}
+
+void Relocator::run(const WalkStart &s) {
+  const SavedRegisters &r = s.regs;
+  if (s.known_hi > s.known_lo)
+    known(s.known_lo, s.known_hi - s.known_lo);
+
+  // 1. Registers. Argument registers are precise when the asking function's
+  // map could model its signature; callee-saved registers and %rbp carry
+  // no type and are range-checked.
+  if (s.asker) {
+    bool all = s.asker->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE;
+    for (int i = 0; i < kNumArgRegs; ++i)
+      if (r.arg[i] && (all || (s.asker->gpr_mask & (1u << i))))
+        adjust(r.arg[i]);
+    if (r.xmm && (s.asker->flags & COPYSTACK_MAPF_VECTOR_ARGS))
+      for (int i = 0; i < 16; ++i)
+        adjust(reinterpret_cast<uintptr_t *>(&r.xmm[i]));
+  }
+  for (int i = 0; i < kNumCsr; ++i)
+    if (r.csr[i])
+      adjust(r.csr[i]);
+  if (r.rbp)
+    adjust(r.rbp);
+
+  // 2. The asking function's incoming stack arguments.
+  if (s.asker) {
+    const copystack_frame_map &m = *s.asker;
+    if (m.flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) {
+      scan_all(s.asker_cfa, s.asker_arg_bytes);
+    } else {
+      for (uint32_t i = 0; i < m.nobjects; ++i)
+        if (m.objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
+          object(s.asker_cfa - 16, s.asker_cfa, m.objects[i], m);
+    }
+  }
+
+  // 3. The frames, innermost first, through the %rbp chain.
+  uintptr_t *ra_slot = s.ra_slot;
+  uintptr_t rbp = r.rbp ? *r.rbp : 0;
+  uintptr_t frame_lo = reinterpret_cast<uintptr_t>(ra_slot) + 8;
+  for (;;) {
+    if (reinterpret_cast<uintptr_t>(ra_slot) < new_.lo ||
+        reinterpret_cast<uintptr_t>(ra_slot) + 8 > new_.hi)
+      broken("a return address slot lies outside the stack",
+             reinterpret_cast<uintptr_t>(ra_slot));
+    known(reinterpret_cast<uintptr_t>(ra_slot), 8);
+    uintptr_t ra = *ra_slot;
+    if (ra == terminal_ra_)
+      break;
+    // A recursion returns into the same call site frame after frame.
+    const FrameInfo *fi = ra == last_ra_ ? last_fi_ : nullptr;
+    if (!fi) {
+      const char *why = "unknown";
+      fi = lookup_.call_site(ra, &why);
+      if (!fi)
+        fatal("stack walk: return address %#lx (%s) on a copyable stack: %s",
+              (unsigned long)ra, symbol_name(ra), why);
+      last_ra_ = ra;
+      last_fi_ = fi;
+    }
+    if (rbp < frame_lo || rbp + 16 > new_.hi || (rbp & 7))
+      broken("a frame pointer is out of order", rbp);
+    uintptr_t cfa = rbp + 16;
+    ++nframes_;
+    if (verify_) {
+      frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
+      for (int i = 0; i < kNumCsr; ++i)
+        if (fi->csr_offset[i])
+          adjust(reinterpret_cast<uintptr_t *>(cfa + fi->csr_offset[i]));
+      const copystack_frame_map &m = *fi->map;
+      for (uint32_t i = 0; i < m.nobjects; ++i)
+        object(rbp, frame_lo, m.objects[i], m);
+    } else {
+      if (fi->nruns &&
+          (rbp + fi->lowest < new_.lo || rbp + fi->highest > new_.hi))
+        broken("a frame map object lies outside the stack", rbp);
+      runs(rbp, fi->runs, fi->nruns);
+      runs(frame_lo, fi->outgoing, fi->noutgoing);
+      for (uint32_t i = 0; i < fi->njmpbufs; ++i)
+        jmpbuf(rbp + fi->jmpbufs[i]);
+      for (uint32_t i = 0; i < fi->nvalists; ++i)
+        valist(rbp + fi->valists[i]);
+      for (uint32_t i = 0; i < fi->nregsaves; ++i)
+        reg_save_area(rbp + fi->regsaves[i]);
+    }
+    auto *saved_rbp = reinterpret_cast<uintptr_t *>(rbp);
+    adjust(saved_rbp);
+    ra_slot = reinterpret_cast<uintptr_t *>(rbp + 8);
+    frame_lo = cfa;
+    rbp = *saved_rbp;
+  }
+}
+
+unsigned Relocator::report_unrelocated() const {
+  if (!verify_)
+    return 0;
+  unsigned reports = 0;
+  for (size_t i = 0; i < seen_.size(); ++i) {
+    if (seen_[i])
+      continue;
+    uintptr_t addr = used_lo_ + 8 * i;
+    uintptr_t v = *reinterpret_cast<uintptr_t *>(addr);
+    if (v < old_.lo || v >= old_.hi)
+      continue;
+    const Frame *owner = nullptr;
+    for (const Frame &f : frames_)
+      if (addr >= f.lo && addr < f.cfa) {
+        owner = &f;
+        break;
+      }
+    if (owner)
+      report("verify: word at %s%+ld(%%rbp) holds %#lx, an address in the "
+             "old stack [%#lx, %#lx) that no map describes",
+             owner->name, (long)(addr - owner->rbp), (unsigned long)v,
+             (unsigned long)old_.lo, (unsigned long)old_.hi);
+    else
+      report("verify: word at %#lx (outside any frame) holds %#lx, an "
+             "address in the old stack [%#lx, %#lx)",
+             (unsigned long)addr, (unsigned long)v, (unsigned long)old_.lo,
+             (unsigned long)old_.hi);
+    ++reports;
+  }
+  return reports;
+}
+
+} // namespace copystack_rt

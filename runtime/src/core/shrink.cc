@@ -1,0 +1,36 @@
+// shrink.cc: moving the stack of a suspended task (shrink.h).
+#include "platform/split_stack_notes.h"
+#include "core/shrink.h"
+#include "core/copy.h"
+#include "platform/config.h"
+#include "platform/fatal.h"
+#include "platform/stats.h"
+
+#include "copystack/abi.h"
+
+namespace copystack_rt {
+
+bool shrink_suspended(Task *t, bool always_move, bool to_pool) {
+  const Stack old = t->stack;
+  const size_t used = old.hi - t->sp;
+  size_t size = old.size();
+  if (size > COPYSTACK_MIN_STACK && used * 4 < size &&
+      used + COPYSTACK_GUARD + kShrinkSlack <= size / 2)
+    size /= 2;
+  else if (!always_move)
+    return false;
+
+  const Copy c = copy_stack(t, size, t->sp, Block::kSwitch, nullptr, to_pool);
+  t->sp = c.block;
+
+  const bool shrunk = size < old.size();
+  Stats &st = stats();
+  (shrunk ? st.shrinks : st.moves)++;
+  if (config().trace)
+    report("task %lu %s: %zu -> %zu bytes, %zu live, %lu ns",
+           (unsigned long)t->id, shrunk ? "shrink" : "move (suspended)",
+           old.size(), size, used, (unsigned long)c.ns);
+  return shrunk;
+}
+
+} // namespace copystack_rt

@@ -1,0 +1,67 @@
+// verify.cc: naming the faults verify mode provokes (verify.h).
+#include "platform/split_stack_notes.h"
+#include "core/verify.h"
+#include "platform/config.h"
+#include "platform/constants.h"
+#include "platform/fatal.h"
+#include "platform/once.h"
+#include "core/frame_info.h"
+#include "platform/signals.h"
+#include "core/stack_alloc.h"
+#include "platform/thread.h"
+
+#include "copystack/abi.h"
+
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <ucontext.h>
+
+namespace copystack_rt {
+
+namespace {
+
+
+
+struct sigaction g_previous_segv, g_previous_bus;
+
+void handler(int sig, siginfo_t *si, void *uctx) {
+  auto addr = reinterpret_cast<uintptr_t>(si->si_addr);
+  auto *uc = static_cast<ucontext_t *>(uctx);
+  auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  Thread &th = __copystack_thread;
+  if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
+    fatal("stack overflow: %s (pc %#lx) ran into the page below the stack "
+          "[%#lx, %#lx) at %#lx: code without a prologue check used more "
+          "than the %d-byte guard",
+          symbol_name(pc), (unsigned long)pc, (unsigned long)th.task_lo,
+          (unsigned long)th.task_hi, (unsigned long)addr, COPYSTACK_GUARD);
+  char what[256];
+  if (describe_fenced_address(addr, what, sizeof what))
+    fatal("verify: %s (pc %#lx) used a pointer the relocation missed: %s",
+          symbol_name(pc), (unsigned long)pc, what);
+  // Not ours: let the fault happen again under the previous disposition.
+  system_sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus,
+                   nullptr);
+}
+
+void install() {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  system_sigaction(SIGSEGV, &sa, &g_previous_segv);
+  system_sigaction(SIGBUS, &sa, &g_previous_bus);
+}
+
+} // namespace
+
+void prepare_verify_thread() {
+  if (!config().verify)
+    return;
+  static Once once;
+  once.call(install);
+}
+
+} // namespace copystack_rt

@@ -1,0 +1,91 @@
+// thread.h: the per-thread state the runtime and its assembly share.
+//
+// One Thread per OS thread, in initial-exec TLS so the assembly reaches it
+// with two instructions. While a task runs on a thread:
+//   - the split-stack limit (abi.h) holds task_limit, or 0 while the
+//     thread runs on its own (system) stack: foreign calls, the runtime;
+//   - sched_sp is where the thread's own stack was left when it switched to
+//     the task; foreign calls and __morestack run below it.
+#ifndef COPYSTACK_THREAD_H
+#define COPYSTACK_THREAD_H
+
+#include "arch/x86_64/asm_offsets.h"
+
+#include "copystack/abi.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace copystack_rt {
+
+struct Task;
+struct PinChunk;
+struct Worker;
+
+struct Thread {
+  uintptr_t sched_sp;
+  uintptr_t task_limit;
+  Task *task;
+  uintptr_t task_lo;
+  uintptr_t task_hi;
+  uintptr_t foreign_sp;
+  // The pinned area of the running task (or of the thread outside tasks):
+  // instrumented code bumps pin_top down between pin_lo and pin_hi.
+  uintptr_t pin_top;
+  uintptr_t pin_lo;
+  uintptr_t pin_hi;
+  PinChunk *pin_chunk; // the current chunk; its header links the previous
+  // Set by __copystack_park: run on this thread's stack once the parking
+  // task's context is saved (a lock to release, a timer to arm...).
+  void (*park_fn)(void *);
+  void *park_arg;
+  // Counts foreign calls (the trampoline); with foreign_sp != 0 it tells the
+  // monitor a worker is stuck in one.
+  uint64_t foreign_seq;
+  Worker *worker; // the scheduler worker this thread is, or null
+};
+
+static_assert(offsetof(Thread, sched_sp) == THREAD_SCHED_SP, "asm_offsets.h");
+static_assert(offsetof(Thread, task_limit) == THREAD_TASK_LIMIT,
+              "asm_offsets.h");
+static_assert(offsetof(Thread, task) == THREAD_TASK, "asm_offsets.h");
+static_assert(offsetof(Thread, task_lo) == THREAD_TASK_LO, "asm_offsets.h");
+static_assert(offsetof(Thread, task_hi) == THREAD_TASK_HI, "asm_offsets.h");
+static_assert(offsetof(Thread, foreign_sp) == THREAD_FOREIGN_SP,
+              "asm_offsets.h");
+static_assert(offsetof(Thread, park_fn) == THREAD_PARK_FN, "asm_offsets.h");
+static_assert(offsetof(Thread, park_arg) == THREAD_PARK_ARG, "asm_offsets.h");
+static_assert(offsetof(Thread, foreign_seq) == THREAD_FOREIGN_SEQ,
+              "asm_offsets.h");
+static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
+static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
+static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");
+
+// The split-stack limit of the calling thread (abi.h, COPYSTACK_TCB_LIMIT).
+inline uintptr_t read_limit() {
+  uintptr_t v;
+  __asm__ volatile("movq %%fs:%c1, %0" : "=r"(v) : "i"(COPYSTACK_TCB_LIMIT));
+  return v;
+}
+inline void write_limit(uintptr_t v) {
+  __asm__ volatile("movq %0, %%fs:%c1"
+                   :
+                   : "r"(v), "i"(COPYSTACK_TCB_LIMIT)
+                   : "memory");
+}
+
+} // namespace copystack_rt
+
+extern "C" {
+extern __thread copystack_rt::Thread __copystack_thread
+    __attribute__((tls_model("initial-exec")));
+
+// switch.S
+void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
+                        uintptr_t new_limit);
+void __copystack_task_start();
+extern char __copystack_task_return[];
+void __copystack_foreign_call(void (*thunk)(void *), void *frame);
+}
+
+#endif

@@ -1,0 +1,35 @@
+// collect.h: the stack lifecycle beyond growth.
+//
+// The collector (Go's stack shrinking at GC, without a GC) visits every
+// suspended task: a task parked, runnable or not yet started, whose saved
+// stack pointer and switch frame describe its stack completely. It takes
+// the task from kSuspended to kShrinking (a worker that wants to run it
+// waits), halves its stack when it qualifies (core/shrink.h), and gives it
+// back. A running task is never touched, nor one in a foreign call (it is
+// running). Nothing outside a stack points into it (docs/maps.md, "The
+// invariant"), so nothing else needs fixing.
+//
+// The same pass measures the average use for the adaptive start size
+// (Go 1.19), and then the free stacks' memory goes back to the OS.
+// Collections run when the program asks (copystack_collect), and from the
+// scheduler's monitor: periodically while stacks change, and when stack
+// memory has doubled since the last one.
+#ifndef COPYSTACK_SCHED_COLLECT_H
+#define COPYSTACK_SCHED_COLLECT_H
+
+#include "sched/task.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace copystack_rt {
+
+// One collection; returns how many stacks shrank.
+uint64_t collect(bool shrink);
+
+// The monitor's tick: collects when due or under pressure.
+void maybe_collect();
+
+} // namespace copystack_rt
+
+#endif

@@ -1,0 +1,627 @@
+// scheduler.cc: the M:N scheduler (scheduler.h).
+#include "platform/split_stack_notes.h"
+#include "sched/scheduler.h"
+#include "platform/signals.h"
+#include "core/shrink.h"
+#include "sched/collect.h"
+#include "platform/config.h"
+#include "platform/fatal.h"
+#include "platform/once.h"
+#include "platform/spinlock.h"
+#include "platform/stats.h"
+#include "platform/thread.h"
+#include "core/verify.h"
+
+#include "copystack/copystack.h"
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <condition_variable>
+#include <cstring>
+#include <linux/futex.h>
+#include <mutex>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <thread>
+#include <time.h>
+#include <cstdlib>
+#include <unistd.h>
+#include <vector>
+
+namespace copystack_rt {
+
+
+struct Worker {
+  int id = 0;
+  // Replaced in its slot by a spare while stuck in a foreign call: exits
+  // once it finds nothing of its own to run.
+  std::atomic<bool> retired{false};
+  // Go's runq: the owner puts at tail and takes at head; thieves take half
+  // from head with a compare-and-swap.
+  static constexpr uint32_t kQueue = 256;
+  std::atomic<uint32_t> head{0};
+  std::atomic<uint32_t> tail{0};
+  std::atomic<Task *> ring[kQueue];
+  std::atomic<Task *> runnext{nullptr};
+  // Sleeping: the futex word is 1 while the worker may sleep.
+  std::atomic<int> sleep_word{0};
+  std::atomic<bool> idle{false};
+  uint32_t rand_state = 1;
+  uint64_t ticks = 0;
+  // Published once the worker runs; the monitor reads its foreign-call state.
+  std::atomic<Thread *> thread{nullptr};
+  // The monitor's last look at this worker's foreign calls.
+  uint64_t seen_seq = 0;
+  int stuck_polls = 0;
+};
+
+namespace {
+
+constexpr int kMaxWorkers = 1024;
+
+struct Scheduler {
+  Once started;
+  std::atomic<int> nworkers{0};
+  // A slot changes when the monitor puts a spare in a stuck worker's place.
+  std::atomic<Worker *> workers[kMaxWorkers];
+  std::atomic<int> spawned_workers{0};
+  // The global queue.
+  SpinLock global_lock;
+  Task *global_head = nullptr, *global_tail = nullptr;
+  std::atomic<uint64_t> global_len{0};
+  std::atomic<int> nidle{0};
+  // Workers looking for work before they sleep (Go's spinning Ms): while
+  // one spins, making a task runnable need not wake anyone.
+  std::atomic<int> nspinning{0};
+  std::atomic<uint64_t> live{0};
+};
+
+Scheduler g_sched;
+std::atomic<int> g_requested_workers{0};
+
+long futex(std::atomic<int> *word, int op, int val) {
+  return syscall(SYS_futex, reinterpret_cast<int *>(word), op, val, nullptr,
+                 nullptr, 0);
+}
+
+uint32_t fastrand(Worker *w) {
+  uint32_t x = w->rand_state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return w->rand_state = x;
+}
+
+int default_workers() {
+  if (const char *v = getenv("COPYSTACK_WORKERS")) {
+    int n = atoi(v);
+    if (n < 1 || n > kMaxWorkers)
+      fatal("COPYSTACK_WORKERS=%s is not a number of workers from 1 to %d", v,
+            kMaxWorkers);
+    return n;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+  return 1;
+}
+
+// ---- the global queue -----------------------------------------------------
+
+void global_put(Task *t) {
+  t->next = nullptr;
+  std::lock_guard<SpinLock> g(g_sched.global_lock);
+  if (g_sched.global_tail)
+    g_sched.global_tail->next = t;
+  else
+    g_sched.global_head = t;
+  g_sched.global_tail = t;
+  g_sched.global_len.fetch_add(1);
+}
+
+// Takes one task, and moves up to `batch` more into w's queue.
+Task *global_get(Worker *w, uint32_t batch) {
+  if (g_sched.global_len.load(std::memory_order_relaxed) == 0)
+    return nullptr;
+  std::lock_guard<SpinLock> g(g_sched.global_lock);
+  Task *t = g_sched.global_head;
+  if (!t)
+    return nullptr;
+  g_sched.global_head = t->next;
+  if (!g_sched.global_head)
+    g_sched.global_tail = nullptr;
+  g_sched.global_len.fetch_sub(1);
+  if (w) {
+    uint32_t h = w->head.load(std::memory_order_acquire);
+    uint32_t tl = w->tail.load(std::memory_order_relaxed);
+    while (batch-- && g_sched.global_head && tl - h < Worker::kQueue) {
+      Task *x = g_sched.global_head;
+      g_sched.global_head = x->next;
+      if (!g_sched.global_head)
+        g_sched.global_tail = nullptr;
+      g_sched.global_len.fetch_sub(1);
+      w->ring[tl % Worker::kQueue].store(x, std::memory_order_relaxed);
+      ++tl;
+    }
+    w->tail.store(tl, std::memory_order_release);
+  }
+  return t;
+}
+
+// ---- a worker's own queue --------------------------------------------------
+
+void runq_put(Worker *w, Task *t) {
+  for (;;) {
+    uint32_t h = w->head.load(std::memory_order_acquire);
+    uint32_t tl = w->tail.load(std::memory_order_relaxed);
+    if (tl - h < Worker::kQueue) {
+      w->ring[tl % Worker::kQueue].store(t, std::memory_order_relaxed);
+      w->tail.store(tl + 1, std::memory_order_release);
+      return;
+    }
+    // Full: move half of it, and t, to the global queue.
+    uint32_t n = (tl - h) / 2;
+    Task *batch[Worker::kQueue / 2];
+    for (uint32_t i = 0; i < n; ++i)
+      batch[i] = w->ring[(h + i) % Worker::kQueue].load(
+          std::memory_order_relaxed);
+    if (!w->head.compare_exchange_strong(h, h + n,
+                                         std::memory_order_acq_rel))
+      continue;
+    for (uint32_t i = 0; i < n; ++i)
+      global_put(batch[i]);
+    global_put(t);
+    return;
+  }
+}
+
+Task *runq_get(Worker *w) {
+  for (;;) {
+    uint32_t h = w->head.load(std::memory_order_acquire);
+    uint32_t tl = w->tail.load(std::memory_order_relaxed);
+    if (tl == h)
+      return nullptr;
+    Task *t = w->ring[h % Worker::kQueue].load(std::memory_order_relaxed);
+    if (w->head.compare_exchange_weak(h, h + 1, std::memory_order_acq_rel))
+      return t;
+  }
+}
+
+// Steals half of victim's queue into w's; returns one task to run. The
+// victim's runnext only when asked: it is usually the partner of the task
+// the victim runs now, about to run there (Go waits a few microseconds
+// before taking it, for the same reason).
+Task *runq_steal(Worker *w, Worker *victim, bool take_runnext) {
+  for (;;) {
+    uint32_t h = victim->head.load(std::memory_order_acquire);
+    uint32_t tl = victim->tail.load(std::memory_order_acquire);
+    uint32_t n = tl - h;
+    if (n == 0 || n > Worker::kQueue) {
+      if (n == 0) {
+        if (!take_runnext)
+          return nullptr;
+        Task *t = victim->runnext.load(std::memory_order_acquire);
+        if (t && victim->runnext.compare_exchange_strong(t, nullptr))
+          return t;
+        return nullptr;
+      }
+      continue; // inconsistent snapshot
+    }
+    n = n - n / 2;
+    Task *batch[Worker::kQueue];
+    for (uint32_t i = 0; i < n; ++i)
+      batch[i] = victim->ring[(h + i) % Worker::kQueue].load(
+          std::memory_order_relaxed);
+    if (!victim->head.compare_exchange_strong(h, h + n,
+                                              std::memory_order_acq_rel))
+      continue;
+    for (uint32_t i = 1; i < n; ++i)
+      runq_put(w, batch[i]);
+    return batch[0];
+  }
+}
+
+bool has_work() {
+  if (g_sched.global_len.load() > 0)
+    return true;
+  for (int i = 0; i < g_sched.nworkers; ++i) {
+    Worker *v = g_sched.workers[i].load(std::memory_order_acquire);
+    if (v->tail.load(std::memory_order_acquire) !=
+            v->head.load(std::memory_order_acquire) ||
+        v->runnext.load(std::memory_order_acquire))
+      return true;
+  }
+  return false;
+}
+
+// Wakes one idle worker, if any (Go's wakep). The fence pairs with the
+// idle registration in find_work: either the waker sees the worker idle,
+// or the worker sees the new task.
+void wake_one() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (g_sched.nidle.load() == 0 || g_sched.nspinning.load() > 0)
+    return;
+  for (int i = 0; i < g_sched.nworkers; ++i) {
+    Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
+    if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
+      futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+      return;
+    }
+  }
+}
+
+// One look at every source of work, in Go's order.
+Task *look(Worker *w, bool take_runnext) {
+  ++w->ticks;
+  // Now and then the global queue first, so that it is not starved.
+  if (w->ticks % 61 == 0)
+    if (Task *t = global_get(w, 1))
+      return t;
+  if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
+    return t;
+  if (Task *t = runq_get(w))
+    return t;
+  if (Task *t = global_get(w, Worker::kQueue / 2))
+    return t;
+  int n = g_sched.nworkers;
+  int start = static_cast<int>(fastrand(w) % n);
+  for (int i = 0; i < n; ++i) {
+    Worker *v = g_sched.workers[(start + i) % n].load(
+        std::memory_order_acquire);
+    if (v != w)
+      if (Task *t = runq_steal(w, v, take_runnext))
+        return t;
+  }
+  return nullptr;
+}
+
+// How long a worker with nothing to do keeps looking before it sleeps:
+// long enough to catch the next task of a spawning loop or a ping-pong
+// without a futex round trip, short enough not to burn an idle core.
+constexpr int kSpinRounds = 64;
+
+Task *find_work(Worker *w) {
+  for (;;) {
+    if (w->retired.load(std::memory_order_relaxed)) {
+      if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
+        return t;
+      return runq_get(w); // null: the thread exits
+    }
+    if (Task *t = look(w, false))
+      return t;
+    // Spin only while spinners are fewer than half the busy workers (Go's
+    // rule): spinning must not take the CPU from the threads making work.
+    int busy = g_sched.nworkers - g_sched.nidle.load();
+    if (2 * g_sched.nspinning.load() < busy) {
+      g_sched.nspinning.fetch_add(1);
+      Task *found = nullptr;
+      for (int i = 0; i < kSpinRounds && !found; ++i) {
+        for (int k = 0; k < 32; ++k)
+          __builtin_ia32_pause();
+        // A victim's runnext only in the second half: by then its owner
+        // has had time to run it.
+        found = look(w, i >= kSpinRounds / 2);
+      }
+      // The last spinner to find work wakes another, so that one stays
+      // available while work keeps coming (Go's resetspinning).
+      if (g_sched.nspinning.fetch_sub(1) == 1 && found)
+        wake_one();
+      if (found)
+        return found;
+    }
+    // Nothing: register as idle, then look once more, then sleep. A task
+    // made runnable after the look sees this worker idle and wakes it.
+    w->sleep_word.store(1);
+    w->idle.store(true);
+    g_sched.nidle.fetch_add(1);
+    if (has_work()) {
+      w->idle.store(false);
+      g_sched.nidle.fetch_sub(1);
+      w->sleep_word.store(0);
+      continue;
+    }
+    while (w->sleep_word.load() == 1)
+      futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
+    w->idle.store(false);
+    g_sched.nidle.fetch_sub(1);
+  }
+}
+
+// ---- running a task ----------------------------------------------------------
+
+// Switches to t on this thread until it parks or finishes; then runs what
+// it asked to be run once its context was saved. Returns whether it
+// finished: after a park, t belongs to whoever readies it (it may already
+// be running elsewhere, or be gone), so the caller must not look at it.
+bool execute(Task *t) {
+  Thread &th = __copystack_thread;
+  begin_running(t); // t->stack is stable from here
+  th.task = t;
+  th.task_lo = t->stack.lo;
+  th.task_hi = t->stack.hi;
+  th.task_limit = limit_for(t->stack);
+  load_pins(th, t->pins);
+  __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
+  // The task's stack may have moved while it ran (growth.cc keeps
+  // t->stack current).
+  t->pins = save_pins(th);
+  load_pins(th, PinState{});
+  if (t->done) {
+    th.task = nullptr;
+    return true;
+  }
+  void (*fn)(void *) = th.park_fn;
+  void *arg = th.park_arg;
+  th.park_fn = nullptr;
+  CS_CHECK(fn, "a task left its worker without parking or finishing");
+  // Stress mode moves every stack that parks, through the collector's
+  // relocation of a suspended stack (and halves it when it qualifies).
+  if (config().stress)
+    shrink_suspended(t, true, false);
+  // Suspended before then() runs: once it has, whoever readies the task may
+  // run it, and the collector may move its stack.
+  end_running(t);
+  fn(arg); // th.task is the parking task while this runs
+  th.task = nullptr;
+  return false;
+}
+
+void finish(Task *t) {
+  g_sched.live.fetch_sub(1);
+  destroy_task(t);
+}
+
+// The program's main task (copystack_main), if it runs on the scheduler.
+std::atomic<Task *> g_main_task{nullptr};
+
+// Go's runtime.main: when main returns, the program ends, whatever other
+// tasks are doing. exit() runs here, on a worker's own stack.
+[[noreturn]] void main_finished(Task *t) {
+  exit(static_cast<int>(t->result));
+}
+
+void *worker_main(void *arg) {
+  auto *w = static_cast<Worker *>(arg);
+  Thread &th = __copystack_thread;
+  th.worker = w;
+  w->thread.store(&th, std::memory_order_release);
+  prepare_signal_stack();
+  prepare_verify_thread();
+  for (;;) {
+    Task *t = find_work(w);
+    if (!t)
+      break; // retired, and nothing of its own left
+    if (execute(t)) {
+      if (t == g_main_task.load(std::memory_order_relaxed))
+        main_finished(t);
+      finish(t);
+    }
+  }
+  th.worker = nullptr;
+  return nullptr;
+}
+
+pthread_t start_worker_thread(Worker *w) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  // The worker's own stack runs foreign code for its tasks: give it what a
+  // main thread has.
+  pthread_attr_setstacksize(&attr, 8 << 20);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t tid;
+  int rc = pthread_create(&tid, &attr, worker_main, w);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
+    fatal("cannot start a worker thread: %s", strerror(rc));
+  return tid;
+}
+
+void *monitor_main(void *);
+
+// Set while copystack_main starts the scheduler: the calling thread will
+// serve worker 0 itself.
+bool g_caller_is_worker0 = false;
+
+void start() {
+  int n = g_requested_workers.load();
+  if (n <= 0)
+    n = default_workers();
+  g_sched.nworkers = n;
+  for (int i = 0; i < n; ++i) {
+    auto *w = new Worker;
+    w->id = i;
+    w->rand_state = 0x9e3779b9u * static_cast<uint32_t>(i + 1);
+    g_sched.workers[i].store(w, std::memory_order_release);
+  }
+  for (int i = g_caller_is_worker0 ? 1 : 0; i < n; ++i)
+    start_worker_thread(g_sched.workers[i].load());
+  pthread_t tid;
+  pthread_create(&tid, nullptr, monitor_main, nullptr);
+  pthread_detach(tid);
+}
+
+// Go's sysmon, for one thing: a worker that has been in the same foreign
+// call for two looks in a row (1-2 ms) while tasks wait is stuck, and a
+// spare worker thread takes its place until it comes back. The spare takes
+// the stuck worker's slot: the stuck thread, when its call returns, finishes
+// its task and then serves the slot's queue again alongside.
+void *monitor_main(void *) {
+  for (;;) {
+    // Every 1 ms while any worker runs; every 10 ms while all are idle
+    // (nothing can be stuck then), so an idle program does not wake often.
+    bool all_idle = g_sched.nidle.load() == g_sched.nworkers;
+    struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+    maybe_collect();
+    for (int i = 0; i < g_sched.nworkers; ++i) {
+      Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
+      Thread *th = w->thread.load(std::memory_order_acquire);
+      if (!th)
+        continue;
+      uint64_t seq = __atomic_load_n(&th->foreign_seq, __ATOMIC_RELAXED);
+      uintptr_t in = __atomic_load_n(&th->foreign_sp, __ATOMIC_RELAXED);
+      if (!in || seq != w->seen_seq) {
+        w->seen_seq = seq;
+        w->stuck_polls = 0;
+        continue;
+      }
+      if (++w->stuck_polls < 2 || !has_work())
+        continue;
+      // A spare takes the slot; what waited in the stuck worker's queue
+      // goes to the global queue, where everyone finds it.
+      auto *spare = new Worker;
+      spare->id = w->id;
+      // Seeded from the slot and the spare count, not from the stuck
+      // worker's generator: that one belongs to its thread, still running.
+      spare->rand_state =
+          ((uint32_t(w->id + 1) * 2654435761u) ^
+           (uint32_t(g_sched.spawned_workers.load() + 1) * 40503u)) |
+          1;
+      w->retired.store(true);
+      g_sched.workers[i].store(spare, std::memory_order_release);
+      while (Task *t = runq_steal(spare, w, true))
+        global_put(t);
+      while (Task *t = runq_get(spare))
+        global_put(t);
+      g_sched.spawned_workers.fetch_add(1);
+      start_worker_thread(spare);
+      wake_one();
+    }
+  }
+  return nullptr;
+}
+
+} // namespace
+
+void start_scheduler() { g_sched.started.call(start); }
+
+uint64_t live_tasks() { return g_sched.live.load(); }
+
+Task *parking_task() { return __copystack_thread.task; }
+
+void ready(Task *t) {
+  if (Runner *r = t->runner) {
+    std::lock_guard<std::mutex> g(r->lock);
+    r->runnable = true;
+    r->cv.notify_one();
+    return;
+  }
+  Worker *w = __copystack_thread.worker;
+  if (w) {
+    // Run next on this worker; what was there goes to the queue.
+    if (Task *old = w->runnext.exchange(t, std::memory_order_acq_rel))
+      runq_put(w, old);
+  } else {
+    global_put(t);
+  }
+  wake_one();
+}
+
+void spawn(Task *t) {
+  start_scheduler();
+  g_sched.live.fetch_add(1);
+  Worker *w = __copystack_thread.worker;
+  if (w)
+    runq_put(w, t);
+  else
+    global_put(t);
+  wake_one();
+}
+
+void run_main(Task *t) {
+  g_main_task.store(t);
+  bool joined = false;
+  g_sched.started.call([&] {
+    g_caller_is_worker0 = true;
+    start();
+    joined = true;
+  });
+  spawn(t);
+  // This thread serves as worker 0 until the monitor retires it (a foreign
+  // call held it up and a spare took its place); or the scheduler was
+  // already running (a constructor started tasks). Either way it then has
+  // nothing to do but wait for main to end the program.
+  if (joined)
+    worker_main(g_sched.workers[0].load());
+  for (;;)
+    pause();
+}
+
+void run_bound(Task *t) {
+  BoundRun b;
+  run_bound(t, b);
+}
+
+void run_bound(Task *t, BoundRun &b) {
+  prepare_signal_stack();
+  prepare_verify_thread();
+  t->runner = &b.runner;
+  g_sched.live.fetch_add(1);
+  Thread &th = __copystack_thread;
+  b.saved = th;
+  b.saved_limit = read_limit();
+  th.worker = nullptr; // what this task wakes goes to the global queue
+  for (;;) {
+    if (execute(t))
+      break;
+    std::unique_lock<std::mutex> g(b.runner.lock);
+    b.runner.cv.wait(g, [&] { return b.runner.runnable; });
+    b.runner.runnable = false;
+  }
+  g_sched.live.fetch_sub(1);
+  th = b.saved;
+  write_limit(b.saved_limit);
+}
+
+void abandon_bound(Task *t, BoundRun &b) {
+  Thread &th = __copystack_thread;
+  // The task was running (execute() never saw it leave): its pinned area
+  // is the thread's current one.
+  t->pins = save_pins(th);
+  g_sched.live.fetch_sub(1);
+  th = b.saved;
+  write_limit(b.saved_limit);
+  destroy_task(t);
+}
+
+} // namespace copystack_rt
+
+using namespace copystack_rt;
+
+extern "C" {
+
+int copystack_set_workers(int n) {
+  if (n < 1 || n > kMaxWorkers)
+    fatal("copystack_set_workers(%d): from 1 to %d workers", n, kMaxWorkers);
+  return g_requested_workers.exchange(n);
+}
+
+int copystack_workers(void) {
+  if (g_sched.nworkers)
+    return g_sched.nworkers;
+  int n = g_requested_workers.load();
+  return n > 0 ? n : default_workers();
+}
+
+void __copystack_yield_then(void *) {
+  Task *t = parking_task();
+  if (t->runner) {
+    ready(t); // a bound task runs only on its own thread
+    return;
+  }
+  // To the back of the global queue, not this worker's runnext: the others
+  // waiting run first.
+  global_put(t);
+  wake_one();
+}
+
+[[noreturn]] void __copystack_park_misuse(void) {
+  fatal("a task tried to park (block on a channel, wait group, mutex, "
+        "sleep or yield) from code running on the thread's own stack: a "
+        "foreign call, a callback from one, or code built without the "
+        "plugin. Blocking needs the task's own stack");
+}
+
+} // extern "C"

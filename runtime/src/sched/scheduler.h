@@ -1,0 +1,88 @@
+// scheduler.h: the M:N scheduler (Go's proc.go, much reduced).
+//
+// N worker threads (copystack_workers) run tasks. Each worker has a
+// lock-free run queue of 256 tasks (Go's runq: the owner pushes and pops,
+// others steal half) and a runnext slot: a task a worker wakes runs next on
+// that worker, so a ping-pong between two tasks stays on one thread. A
+// global queue takes what does not fit and what threads outside the
+// scheduler make runnable. An idle worker looks everywhere, registers as
+// idle, looks again (so that a task made runnable meanwhile is not missed),
+// and sleeps on a futex until woken; there is no busy spinning.
+//
+// A task blocks by parking (Go's gopark): the blocking primitive registers
+// the task as a waiter while holding its lock, the task calls
+// __copystack_park(then, arg) on its own stack, and the worker runs
+// then(arg) (typically: release that lock) after the task's context is
+// saved. Whoever takes the waiter off the primitive calls ready(task).
+//
+// A task started by copystack_run is bound to the thread that called it: it
+// runs there and nowhere else, and ready() hands it back to that thread.
+// The program's main task is not: as in Go, it is an ordinary task, and the
+// main thread becomes a worker.
+//
+// A monitor thread (Go's sysmon) watches for workers stuck in a foreign
+// call and starts another worker while one is, so that a task blocked in
+// read(2) does not stall the tasks queued behind it.
+#ifndef COPYSTACK_SCHEDULER_H
+#define COPYSTACK_SCHEDULER_H
+
+#include "sched/task.h"
+#include "platform/thread.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
+namespace copystack_rt {
+
+// Makes a parked task runnable. From any thread, inside or outside the
+// scheduler, with or without runtime locks held.
+void ready(Task *t);
+
+// The task that is parking, while its then() runs; null otherwise.
+Task *parking_task();
+
+// Starts the scheduler's workers if they are not running.
+void start_scheduler();
+
+// Enqueues a new task. The scheduler starts if needed.
+void spawn(Task *t);
+
+// Live tasks (Go's NumGoroutine).
+uint64_t live_tasks();
+
+// A thread that runs one bound task (copystack_run, a thread's start
+// routine): the task runs there and nowhere else, and the thread waits on
+// this while the task is parked.
+struct Runner {
+  std::mutex lock;
+  std::condition_variable cv;
+  bool runnable = false;
+};
+
+// A bound task's run: what it changed on the calling thread, put back when
+// it ends.
+struct BoundRun {
+  Runner runner;
+  Thread saved{};
+  uintptr_t saved_limit = 0;
+};
+
+// Runs t bound to the calling thread until it finishes (copystack_run).
+void run_bound(Task *t);
+void run_bound(Task *t, BoundRun &b);
+
+// After pthread_exit or a cancellation unwound t's frames and glibc jumped
+// back to a frame of the thread's own (thread_tasks.cc): puts the thread
+// back as run_bound(t, b) would have on return, and destroys t.
+void abandon_bound(Task *t, BoundRun &b);
+
+// Runs the program's main task t on the scheduler, with the calling thread
+// as one of the workers (Go's M0), and exits with its result when it
+// returns.
+[[noreturn]] void run_main(Task *t);
+
+} // namespace copystack_rt
+
+#endif

@@ -1,0 +1,249 @@
+// task.cc: creating and destroying tasks, and the C entry points that run
+// them (copystack_run, copystack_main, copystack_go).
+#include "platform/split_stack_notes.h"
+#include "sched/task.h"
+#include "sched/learn.h"
+#include "platform/config.h"
+#include "platform/fatal.h"
+#include "core/frame_info.h"
+#include "platform/stats.h"
+#include "platform/thread.h"
+
+#include "copystack/abi.h"
+#include "copystack/copystack.h"
+
+#include <atomic>
+#include <mutex>
+#include <cstdlib>
+#include <new>
+
+extern "C" {
+__thread copystack_rt::Thread __copystack_thread
+    __attribute__((tls_model("initial-exec")));
+}
+
+namespace copystack_rt {
+
+namespace {
+
+std::atomic<uint64_t> g_next_id{1};
+std::atomic<uint64_t> g_task_bytes{0};
+
+// Task structures come from slabs (no allocator header per task) and are
+// recycled through a per-thread cache in front of a global free list: a
+// million short tasks are not a million malloc/free pairs, and the thread
+// that spawns and the one that finishes rarely meet on a lock.
+constexpr int kSlab = 64;
+constexpr int kCache = 64;
+std::mutex g_free_lock;
+Task *g_free_tasks;
+
+struct TaskCache {
+  Task *items[kCache];
+  int n = 0;
+  ~TaskCache() { // a thread ends: its cache goes back
+    std::lock_guard<std::mutex> g(g_free_lock);
+    while (n)
+      push_global(items[--n]);
+  }
+  static void push_global(Task *t) {
+    t->next = g_free_tasks;
+    g_free_tasks = t;
+  }
+};
+thread_local TaskCache t_tasks;
+
+// Every slab, for for_each_task: a chunked list that only grows, read
+// without a lock (a reader sees a prefix of it).
+constexpr int kSlabsPerChunk = 1024;
+struct SlabChunk {
+  Task *slabs[kSlabsPerChunk];
+  std::atomic<int> n{0};
+  std::atomic<SlabChunk *> next{nullptr};
+};
+SlabChunk g_first_chunk;
+SlabChunk *g_last_chunk = &g_first_chunk; // under g_slab_lock
+std::mutex g_slab_lock;
+
+void register_slab(Task *slab) {
+  std::lock_guard<std::mutex> g(g_slab_lock);
+  SlabChunk *c = g_last_chunk;
+  int n = c->n.load(std::memory_order_relaxed);
+  if (n == kSlabsPerChunk) {
+    auto *fresh = new SlabChunk;
+    c->next.store(fresh, std::memory_order_release);
+    g_last_chunk = c = fresh;
+    n = 0;
+  }
+  c->slabs[n] = slab;
+  c->n.store(n + 1, std::memory_order_release);
+}
+
+// A recycled structure, as a freshly constructed one but for its state
+// (a collector may be looking at it: the state stays an atomic throughout).
+Task *reset(Task *t) {
+  CS_CHECK(t->state.load() == kFree, "a recycled task structure is free");
+  t->sp = t->result = 0;
+  t->done = 0;
+  t->site = 0;
+  t->copies = 0;
+  t->stack = Stack{};
+  t->id = 0;
+  t->scrub_low = 0;
+  t->pins = PinState{};
+  t->next = nullptr;
+  t->runner = nullptr;
+  t->select = nullptr;
+  t->wait = Waiter{};
+  return t;
+}
+
+Task *new_task_struct() {
+  TaskCache &c = t_tasks;
+  if (c.n == 0) {
+    std::lock_guard<std::mutex> g(g_free_lock);
+    while (c.n < kCache / 2 && g_free_tasks) {
+      c.items[c.n++] = g_free_tasks;
+      g_free_tasks = g_free_tasks->next;
+    }
+  }
+  if (c.n == 0) {
+    auto *slab = static_cast<Task *>(
+        aligned_alloc(alignof(Task), sizeof(Task) * kSlab));
+    if (!slab)
+      fatal("out of memory for task structures");
+    for (int i = 0; i < kSlab; ++i)
+      new (&slab[i]) Task; // state kFree until a task is built there
+    register_slab(slab);
+    g_task_bytes += sizeof(Task) * kSlab;
+    for (int i = 0; i < kSlab - 1; ++i)
+      c.items[c.n++] = &slab[i];
+    return reset(&slab[kSlab - 1]);
+  }
+  return reset(c.items[--c.n]);
+}
+
+void free_task_struct(Task *t) {
+  TaskCache &c = t_tasks;
+  if (c.n == kCache) {
+    std::lock_guard<std::mutex> g(g_free_lock);
+    while (c.n > kCache / 2)
+      TaskCache::push_global(c.items[--c.n]);
+  }
+  c.items[c.n++] = t;
+}
+
+} // namespace
+
+uintptr_t limit_for(const Stack &s) {
+  // Stress and verify modes make every prologue check fail, so that every
+  // instrumented call enters the runtime (growth.cc decides what to do).
+  if (config().stress || config().verify)
+    return ~uintptr_t(0);
+  return s.lo + COPYSTACK_GUARD;
+}
+
+namespace {
+
+Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
+                uintptr_t a2, size_t start_size) {
+  t->id = g_next_id.fetch_add(1);
+  t->stack = allocate_stack(round_stack_size(start_size));
+  // The first switch into the task pops a switch frame whose return address
+  // is __copystack_task_start; r12..r15 and rbx carry what it needs.
+  uintptr_t top = t->stack.hi - 8; // keeps the entry call 16-byte aligned
+  auto *frame = reinterpret_cast<uintptr_t *>(top - SWITCH_FRAME_BYTES);
+  frame[SWITCH_R15 / 8] = a1;
+  frame[SWITCH_R14 / 8] = a0;
+  frame[SWITCH_R13 / 8] = entry;
+  frame[SWITCH_R12 / 8] = reinterpret_cast<uintptr_t>(t);
+  frame[SWITCH_RBX / 8] = a2;
+  frame[SWITCH_RBP / 8] = 0;
+  frame[SWITCH_RET / 8] = reinterpret_cast<uintptr_t>(&__copystack_task_start);
+  t->sp = reinterpret_cast<uintptr_t>(frame);
+  t->scrub_low = t->stack.lo;
+  t->wait.task = t;
+  t->state.store(kSuspended, std::memory_order_release);
+  stats().tasks_created++;
+  return t;
+}
+
+// hint: a start size asked for at the spawn (0: none). Otherwise the
+// spawn site's learned size, or the default (adaptive) one.
+Task *init_task_for(Task *t, void (*fn)(void *), void *arg, size_t hint) {
+  auto entry = reinterpret_cast<uintptr_t>(fn);
+  uintptr_t a0 = reinterpret_cast<uintptr_t>(arg), a1 = 0;
+  size_t start = 0;
+  if (!is_instrumented(reinterpret_cast<void *>(fn))) {
+    // Foreign code never runs on a copyable stack: the task's first frame
+    // hands it to the thread's own stack.
+    a1 = a0;
+    a0 = entry;
+    entry = reinterpret_cast<uintptr_t>(&__copystack_foreign_call);
+    start = COPYSTACK_MIN_STACK;
+  } else {
+    t->site = spawn_site(reinterpret_cast<uintptr_t>(fn));
+    start = start_size_for(t->site);
+    if (hint > start)
+      start = hint < config().max_stack.load() ? hint
+                                                : config().max_stack.load();
+  }
+  return init_task(t, entry, a0, a1, 0, start);
+}
+
+} // namespace
+
+Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
+                  size_t start_size) {
+  return init_task(new_task_struct(), entry, a0, a1, a2, start_size);
+}
+
+Task *create_task_for(void (*fn)(void *), void *arg, size_t hint) {
+  return init_task_for(new_task_struct(), fn, arg, hint);
+}
+
+Task *create_closure_task(void (*fn)(void *), size_t hint) {
+  Task *t = new_task_struct();
+  return init_task_for(t, fn, t->closure, hint);
+}
+
+void destroy_task(Task *t) {
+  // A finished task is left in kRunning by the thread that ran it: no
+  // collector touches it, and it is kFree before its stack goes.
+  t->state.store(kFree, std::memory_order_release);
+  learn_exit(t);
+  release_stack(t->stack);
+  t->stack = Stack{};
+  free_pins(t->pins);
+  free_task_struct(t);
+}
+
+void for_each_task(void (*fn)(Task *, void *), void *arg) {
+  for (SlabChunk *c = &g_first_chunk; c;
+       c = c->next.load(std::memory_order_acquire)) {
+    int n = c->n.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < kSlab; ++k)
+        fn(&c->slabs[i][k], arg);
+  }
+}
+
+void begin_running(Task *t) {
+  for (;;) {
+    uint8_t expected = kSuspended;
+    if (t->state.compare_exchange_weak(expected, kRunning,
+                                       std::memory_order_acquire))
+      return;
+    CS_CHECK(expected == kShrinking || expected == kSuspended,
+             "a task to run is suspended");
+    __builtin_ia32_pause(); // the collector is moving its stack
+  }
+}
+
+void end_running(Task *t) {
+  t->state.store(kSuspended, std::memory_order_release);
+}
+
+uint64_t task_bytes_sys() { return g_task_bytes.load(); }
+
+} // namespace copystack_rt

@@ -1,0 +1,99 @@
+// timer.cc: sleep and timer channels. One timer thread keeps a heap of
+// deadlines and sleeps on a condition variable until the nearest; a task
+// that sleeps registers itself after it parked (__copystack_sleep_then
+// runs on the worker's stack), and the timer thread makes it runnable.
+#include "platform/split_stack_notes.h"
+#include "platform/fatal.h"
+#include "platform/once.h"
+#include "sched/scheduler.h"
+#include "platform/stats.h"
+#include "sched/sync.h"
+#include "platform/thread.h"
+
+#include "copystack/copystack.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+namespace copystack_rt {
+
+namespace {
+
+struct Timer {
+  uint64_t deadline;
+  Task *task;           // a sleeping task to make runnable, or
+  copystack_chan *chan; // a channel to send the time to (copystack_after)
+  bool operator>(const Timer &o) const { return deadline > o.deadline; }
+};
+
+struct Timers {
+  std::mutex lock;
+  std::condition_variable cv;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> heap;
+  Once started;
+};
+
+// Never destroyed: the timer thread may be waiting on it while the
+// program exits.
+Timers &g_timers = *new Timers;
+
+void timer_thread() {
+  std::unique_lock<std::mutex> g(g_timers.lock);
+  for (;;) {
+    if (g_timers.heap.empty()) {
+      g_timers.cv.wait(g);
+      continue;
+    }
+    uint64_t now = now_ns();
+    const Timer &top = g_timers.heap.top();
+    if (top.deadline > now) {
+      g_timers.cv.wait_for(g, std::chrono::nanoseconds(top.deadline - now));
+      continue;
+    }
+    Timer t = top;
+    g_timers.heap.pop();
+    g.unlock();
+    if (t.task) {
+      ready(t.task);
+    } else {
+      // A buffered channel of one: this send never blocks.
+      uint64_t when = now;
+      chan_try_send(t.chan, &when);
+      copystack_chan_release(t.chan);
+    }
+    g.lock();
+  }
+}
+
+void add(const Timer &t) {
+  g_timers.started.call([] { std::thread(timer_thread).detach(); });
+  std::lock_guard<std::mutex> g(g_timers.lock);
+  g_timers.heap.push(t);
+  g_timers.cv.notify_one();
+}
+
+} // namespace
+
+} // namespace copystack_rt
+
+using namespace copystack_rt;
+
+extern "C" {
+
+uint64_t copystack_now_ns(void) { return now_ns(); }
+
+void __copystack_sleep_then(void *deadline) {
+  add(Timer{reinterpret_cast<uintptr_t>(deadline), parking_task(), nullptr});
+}
+
+copystack_chan *copystack_after(uint64_t ns) {
+  copystack_chan *c = copystack_chan_make(sizeof(uint64_t), 1);
+  copystack_chan_retain(c); // the timer's reference
+  add(Timer{now_ns() + ns, nullptr, c});
+  return c;
+}
+
+} // extern "C"
