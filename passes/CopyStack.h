@@ -1,15 +1,39 @@
 //===- CopyStack.h - the copystack instrumentation pass ------------------===//
 //
-// The module pass that makes a translation unit run on copyable stacks, in
-// this order (each step is its own file):
+// The module pass that makes a translation unit run on copyable stacks.
+// This is the one place the order of its steps is written; CopyStack.cpp
+// runs them in this order, each step in a file of its own:
 //
-//   Policy           which functions are instrumented, and why not
-//   ForeignCalls     calls that may reach foreign code go through the
-//                    system stack
-//   landing pads     re-establish the stack limit after unwinding
-//   SafepointSpills  pointer values live across safepoints get slots
-//   FrameMaps        localescape, resolver, frame map, magic prefix
-//   attributes       "split-stack", frame pointers, unwind tables
+//   on the module
+//     Attributes        copystack_nosplit annotations
+//     VarargShims       each variadic function becomes a shim and a body
+//     Policy            which functions are instrumented, and why not
+//                       (a warning for each that runs on the thread's stack)
+//     StackDepthChecks  warnings where code keeps stack addresses as integers
+//     EscapeAnalysis    nocapture inferred for the module's own parameters
+//   on each instrumented function
+//     EscapeAnalysis    the frame locals whose address may outlive the frame
+//     PinnedAllocas     those, VLAs and over-aligned locals move to the
+//                       pinned area; byval copies too
+//     VaListSlots       slots naming va_lists no stack object describes
+//     MemIntrinsics     -O0: large mem intrinsics become calls
+//     Exceptions        landing pads re-establish the limit, keep the handler
+//                       CFA in a described slot; resume is a foreign call
+//     Setjmp            a slot naming each jmp_buf, the limit after setjmp
+//     ThreadIdentity    thread_local addresses through per-variable accessors
+//     ForeignCalls      calls that may reach foreign code go through the
+//                       thread's stack
+//     SafepointSpills   values that may point into the stack and live across
+//                       a safepoint get described slots
+//     FrameMaps         localescape, resolver, frame map, magic prefix
+//     Attributes        "split-stack", frame pointers, unwind tables
+//   on the module again
+//     ThreadIdentity    functions left on the thread's stack get the plain
+//                       thread_local intrinsic back
+//     Attributes        every callee bound at load time
+//
+// (ThreadIdentityPass also runs at the start of the pipeline, before the
+// optimizer, to keep thread-identity calls from being merged across calls.)
 //
 // It runs at the end of the optimization pipeline (OptimizerLast), at -O0
 // too, so nothing after it but code generation changes the IR it described.

@@ -78,25 +78,20 @@ std::string calleeName(const CallBase &CB) {
 // arithmetic that ends in comparisons are fine; memory, calls, returns and
 // conversions back to pointers are not.
 bool integerEscapes(const Value *Root) {
-  SmallVector<const Value *, 8> Work{Root};
-  SmallPtrSet<const Value *, 8> Seen;
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    if (!Seen.insert(V).second)
-      continue;
+  return findInWalk(Root, [](const Value *V, auto Next) {
     for (const User *U : V->users()) {
       if (isa<ICmpInst>(U) || isa<BranchInst>(U) || isa<SwitchInst>(U))
         continue;
       if (isa<BinaryOperator>(U) || isa<TruncInst>(U) || isa<ZExtInst>(U) ||
           isa<SExtInst>(U) || isa<FreezeInst>(U) || isa<SelectInst>(U) ||
           isa<PHINode>(U)) {
-        Work.push_back(U);
+        Next(U);
         continue;
       }
       return true;
     }
-  }
-  return false;
+    return false;
+  });
 }
 
 // va_start, va_copy and va_end read and write a va_list in place; va_arg
@@ -211,17 +206,12 @@ public:
 // or does a pointer loaded from it escape? Then the addresses stored in it
 // escape with it.
 bool leaksContents(Value *B) {
-  SmallVector<const Value *, 8> Work{B};
-  SmallPtrSet<const Value *, 8> Seen;
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    if (!Seen.insert(V).second)
-      continue;
+  return findInWalk(B, [](const Value *V, auto Next) {
     for (const Use &U : V->uses()) {
       const auto *I = cast<Instruction>(U.getUser());
       if (isa<GetElementPtrInst>(I) || isa<BitCastInst>(I) ||
           isa<AddrSpaceCastInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I)) {
-        Work.push_back(I);
+        Next(I);
         continue;
       }
       if (const auto *LI = dyn_cast<LoadInst>(I)) {
@@ -257,8 +247,8 @@ bool leaksContents(Value *B) {
           continue;
       return true;
     }
-  }
-  return false;
+    return false;
+  });
 }
 
 // Does the address of local B itself leave the frame? (A local that holds

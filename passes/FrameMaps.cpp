@@ -1,7 +1,7 @@
 //===- FrameMaps.cpp - the per-function frame map and magic prefix -------===//
 #include "FrameMaps.h"
 #include "ArgLayout.h"
-#include "Policy.h"
+#include "Names.h"
 #include "StackObjects.h"
 #include "VaListSlots.h"
 #include "VarargShims.h"
@@ -26,6 +26,12 @@ static_assert(offsetof(copystack_object, kind) == 12, "copystack_object.kind");
 static_assert(sizeof(copystack_frame_map) == 64, "copystack_frame_map layout");
 static_assert(offsetof(copystack_frame_map, nobjects) == 40,
               "copystack_frame_map.nobjects");
+// emitPrefix's packed { i32, i32, i64 }.
+static_assert(sizeof(copystack_prefix) == COPYSTACK_PREFIX_BYTES &&
+                  offsetof(copystack_prefix, map_offset) == 0 &&
+                  offsetof(copystack_prefix, version) == 4 &&
+                  offsetof(copystack_prefix, magic) == 8,
+              "copystack_prefix layout");
 
 namespace {
 

@@ -1,6 +1,6 @@
 //===- PinnedAllocas.cpp - locals that live off the copyable stack -------===//
 #include "PinnedAllocas.h"
-#include "Policy.h"
+#include "Names.h"
 
 #include "copystack/abi.h"
 
@@ -226,7 +226,7 @@ private:
     IRBuilder<> Slow(ElseT);
     Slow.CreateStore(Size, reqField(Slow, 0));
     Slow.CreateStore(Slow.getInt64(Align), reqField(Slow, 1));
-    foreignCall(Slow, "__copystack_pin_grow");
+    foreignCall(Slow, names::PinGrow);
     Value *Got = tagged(Slow.CreateLoad(I64, reqField(Slow, 2)));
     BasicBlock *Join = ThenT->getSuccessor(0);
     B.SetInsertPoint(Join, Join->getFirstInsertionPt());
@@ -348,7 +348,7 @@ private:
     Fast.CreateStore(V, field(Fast, Th, COPYSTACK_THREAD_PIN_TOP));
     IRBuilder<> Slow(ElseT);
     Slow.CreateStore(V, reqField(Slow, 0));
-    foreignCall(Slow, "__copystack_pin_release");
+    foreignCall(Slow, names::PinRelease);
   }
 
   void restoreAfter(Instruction *I, Value *V) {

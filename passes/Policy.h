@@ -18,6 +18,8 @@
 #ifndef COPYSTACK_PASSES_POLICY_H
 #define COPYSTACK_PASSES_POLICY_H
 
+#include "Names.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Function.h"
@@ -27,33 +29,6 @@
 #include <string>
 
 namespace copystack {
-
-/// Names shared with the runtime (runtime/src/arch/x86_64/*.S).
-namespace names {
-inline constexpr llvm::StringLiteral ForeignCall = "__copystack_foreign_call";
-/// Called at the top of every landing pad: re-establishes the stack limit
-/// after an exception unwound out of a foreign call.
-inline constexpr llvm::StringLiteral LandingPad = "__copystack_landing_pad";
-/// The runtime's park stub: called directly on the task stack, a safepoint
-/// (a parked task's stack may be moved by shrinking).
-inline constexpr llvm::StringLiteral Park = "__copystack_park";
-inline constexpr llvm::StringLiteral ModuleFlag = "copystack.instrumented";
-/// Function attribute users (or other tools) can set to keep a function off
-/// copyable stacks: __attribute__((annotate("copystack_nosplit"))) maps to it.
-inline constexpr llvm::StringLiteral NoSplitAttr = "copystack-nosplit";
-/// On the load of a foreign call's result: the callee returns fresh memory.
-inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";
-/// On pinned-area addresses and the loads of the pinned area's bounds: never
-/// a stack address, so never a value that needs a slot.
-inline constexpr llvm::StringLiteral PinnedMD = "copystack.pinned";
-/// On the slot that holds the jmp_buf a frame last passed to setjmp.
-inline constexpr llvm::StringLiteral JmpBufMD = "copystack.jmpbuf";
-/// Marks functions the pass generated (thunks, resolvers).
-inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
-/// Generated leaves called in place on the task stack (thread-local
-/// accessors for the static TLS models).
-inline constexpr llvm::StringLiteral InPlaceAttr = "copystack-inplace";
-} // namespace names
 
 /// libc functions instrumented code calls in place, on the task stack: glibc
 /// implements them as leaf assembly that uses no stack to speak of and never

@@ -1,6 +1,6 @@
 //===- ThreadIdentity.cpp - recompute thread identity at each use ---------===//
 #include "ThreadIdentity.h"
-#include "Policy.h"
+#include "Names.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"

@@ -1,5 +1,6 @@
 //===- TypeLayout.cpp - pointer word layouts of IR types ------------------===//
 #include "TypeLayout.h"
+#include "Names.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -115,48 +116,30 @@ static bool isWideInteger(const Type *T) {
 bool mayCarryPointerBits(const Value *Root) {
   if (!isWideInteger(Root->getType()))
     return false;
-  SmallVector<const Value *, 8> Work{Root};
-  SmallPtrSet<const Value *, 8> Seen;
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    if (!Seen.insert(V).second)
-      continue;
+  return findInWalk(Root, [](const Value *V, auto Next) {
     if (auto *LI = dyn_cast<LoadInst>(V)) {
       if (LI->getFunction()->hasOptNone() ||
-          LI->getMetadata("copystack.pinned"))
-        continue;
-      if (!namesNonPointerScalar(tbaaAccessTypeName(LI)))
-        return true;
-      continue;
+          LI->getMetadata(names::PinnedMD))
+        return false;
+      return !namesNonPointerScalar(tbaaAccessTypeName(LI));
     }
     if (auto *PN = dyn_cast<PHINode>(V)) {
       for (const Value *In : PN->incoming_values())
-        Work.push_back(In);
-      continue;
+        Next(In);
+    } else if (auto *SI = dyn_cast<SelectInst>(V)) {
+      Next(SI->getTrueValue());
+      Next(SI->getFalseValue());
+    } else if (auto *FI = dyn_cast<FreezeInst>(V)) {
+      Next(FI->getOperand(0));
+    } else if (auto *BC = dyn_cast<BitCastInst>(V)) {
+      Next(BC->getOperand(0));
+    } else if (auto *EV = dyn_cast<ExtractValueInst>(V)) {
+      Next(EV->getAggregateOperand());
+    } else if (auto *EE = dyn_cast<ExtractElementInst>(V)) {
+      Next(EE->getVectorOperand());
     }
-    if (auto *SI = dyn_cast<SelectInst>(V)) {
-      Work.push_back(SI->getTrueValue());
-      Work.push_back(SI->getFalseValue());
-      continue;
-    }
-    if (auto *FI = dyn_cast<FreezeInst>(V)) {
-      Work.push_back(FI->getOperand(0));
-      continue;
-    }
-    if (auto *BC = dyn_cast<BitCastInst>(V)) {
-      Work.push_back(BC->getOperand(0));
-      continue;
-    }
-    if (auto *EV = dyn_cast<ExtractValueInst>(V)) {
-      Work.push_back(EV->getAggregateOperand());
-      continue;
-    }
-    if (auto *EE = dyn_cast<ExtractElementInst>(V)) {
-      Work.push_back(EE->getVectorOperand());
-      continue;
-    }
-  }
-  return false;
+    return false;
+  });
 }
 
 } // namespace copystack

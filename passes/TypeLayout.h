@@ -16,6 +16,8 @@
 #define COPYSTACK_PASSES_TYPELAYOUT_H
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Type.h"
 #include "llvm/IR/Value.h"
@@ -52,6 +54,24 @@ void addTypeLayout(const llvm::DataLayout &DL, llvm::Type *T, uint64_t Offset,
 
 /// The layout of an object of type T on its own.
 WordLayout layoutOf(const llvm::DataLayout &DL, llvm::Type *T);
+
+/// A worklist walk from Root over values, each visited once:
+/// Visit(V, Next) calls Next(W) for the values to visit after V, and returns
+/// true to stop the walk because V is what was looked for. Returns whether
+/// the walk stopped so (the use-walks of EscapeAnalysis and the operand-walks
+/// here share it).
+template <typename VisitFn>
+bool findInWalk(const llvm::Value *Root, VisitFn Visit) {
+  llvm::SmallVector<const llvm::Value *, 8> Work{Root};
+  llvm::SmallPtrSet<const llvm::Value *, 8> Seen;
+  auto Next = [&](const llvm::Value *W) { Work.push_back(W); };
+  while (!Work.empty()) {
+    const llvm::Value *V = Work.pop_back_val();
+    if (Seen.insert(V).second && Visit(V, Next))
+      return true;
+  }
+  return false;
+}
 
 /// Whether an integer (or vector/aggregate of integers) may carry the bits of
 /// a pointer: values loaded from memory that the program's own type

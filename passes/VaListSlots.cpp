@@ -1,5 +1,6 @@
 //===- VaListSlots.cpp - va_lists that no stack object describes ----------===//
 #include "VaListSlots.h"
+#include "Names.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"

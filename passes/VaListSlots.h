@@ -32,11 +32,6 @@
 
 namespace copystack {
 
-namespace names {
-/// On a slot naming a va_list that no stack object describes.
-inline constexpr llvm::StringLiteral VaListRefMD = "copystack.va_list_ref";
-} // namespace names
-
 /// Adds the slots above to F, after pinning (Pinned: what moved). Returns
 /// the number of slots.
 unsigned addVaListSlots(llvm::Function &F, llvm::ArrayRef<PinnedObject> Pinned);

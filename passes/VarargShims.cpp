@@ -1,7 +1,7 @@
 //===- VarargShims.cpp - variadic functions on copyable stacks -----------===//
 #include "VarargShims.h"
 #include "ArgLayout.h"
-#include "Policy.h"
+#include "Names.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"

@@ -32,13 +32,6 @@
 
 namespace copystack {
 
-namespace names {
-/// On the shim that keeps a variadic function's signature.
-inline constexpr llvm::StringLiteral VarargShimAttr = "copystack-vararg-shim";
-/// On the alloca of the va_list the shim starts.
-inline constexpr llvm::StringLiteral ShimVaListMD = "copystack.shim.va_list";
-} // namespace names
-
 /// Splits every variadic function it can into a shim and a body. Returns
 /// the number split.
 unsigned splitVariadicFunctions(llvm::Module &M);

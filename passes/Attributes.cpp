@@ -1,0 +1,64 @@
+//===- Attributes.cpp - attributes of instrumented code -----------------===//
+#include "Attributes.h"
+#include "Names.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+
+using namespace llvm;
+
+namespace copystack {
+
+void setAttributes(Function &F) {
+  // A variadic shim has no prologue check (LLVM refuses one): its frame
+  // fits the guard band's budget, and the body it calls checks at once.
+  if (!F.hasFnAttribute(names::VarargShimAttr))
+    F.addFnAttr("split-stack");
+  F.addFnAttr("frame-pointer", "all");
+  // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
+  // over-aligned locals are pinned, and AVX spills use unaligned moves.
+  F.addFnAttr("no-realign-stack");
+  F.setUWTableKind(UWTableKind::Async);
+  // Prefix data sits right before the entry; keep the entry aligned.
+  if (!F.getAlign() || F.getAlign()->value() < 16)
+    F.setAlignment(Align(16));
+}
+
+// The first call through a lazily bound PLT entry runs the dynamic linker's
+// resolver on the caller's stack, with an XSAVE area far larger than the
+// guard band. Bind every callee of instrumented code at load time instead:
+// calls through the GOT (what -fno-plt does), libcalls the backend emits
+// included. That covers definitions a shared library's own code calls
+// through its PLT because they may be interposed.
+void bindEagerly(Module &M) {
+  for (Function &F : M)
+    if (!F.isIntrinsic() && !F.isDSOLocal() && !F.hasLocalLinkage())
+      F.addFnAttr(Attribute::NonLazyBind);
+  M.setRtLibUseGOT();
+}
+
+// __attribute__((annotate("copystack_nosplit"))) keeps a function off
+// copyable stacks: clang records it in llvm.global.annotations.
+void readAnnotations(Module &M) {
+  GlobalVariable *GV = M.getGlobalVariable("llvm.global.annotations");
+  if (!GV || !GV->hasInitializer())
+    return;
+  auto *Array = dyn_cast<ConstantArray>(GV->getInitializer());
+  if (!Array)
+    return;
+  for (Value *Op : Array->operands()) {
+    auto *Entry = dyn_cast<ConstantStruct>(Op);
+    if (!Entry || Entry->getNumOperands() < 2)
+      continue;
+    auto *F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
+    auto *Str =
+        dyn_cast<GlobalVariable>(Entry->getOperand(1)->stripPointerCasts());
+    if (!F || !Str || !Str->hasInitializer())
+      continue;
+    auto *Data = dyn_cast<ConstantDataArray>(Str->getInitializer());
+    if (Data && Data->isCString() && Data->getAsCString() == "copystack_nosplit")
+      F->addFnAttr(names::NoSplitAttr);
+  }
+}
+
+} // namespace copystack

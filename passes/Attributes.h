@@ -1,0 +1,33 @@
+//===- Attributes.h - attributes of instrumented code -------------------===//
+//
+// The attributes that make LLVM's backend produce what the runtime expects
+// of an instrumented function, and the module-wide choices around them:
+//   - setAttributes: "split-stack" (LLVM's prologue check), frame pointers
+//     (frames are walked by the %rbp chain), no stack realignment (locals
+//     at fixed %rbp offsets), asynchronous unwind tables (callee-saved
+//     register slots, exceptions), a 16-byte aligned entry after the prefix;
+//   - bindEagerly: every callee bound at load time, never through a lazy
+//     PLT entry;
+//   - readAnnotations: __attribute__((annotate("copystack_nosplit"))).
+//
+//===----------------------------------------------------------------------===//
+#ifndef COPYSTACK_PASSES_ATTRIBUTES_H
+#define COPYSTACK_PASSES_ATTRIBUTES_H
+
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+
+namespace copystack {
+
+/// Reads copystack_nosplit annotations into names::NoSplitAttr.
+void readAnnotations(llvm::Module &M);
+
+/// The code-generation attributes of an instrumented function.
+void setAttributes(llvm::Function &F);
+
+/// Binds every callee of the module at load time (nonlazybind, RtLibUseGOT).
+void bindEagerly(llvm::Module &M);
+
+} // namespace copystack
+
+#endif

@@ -1,0 +1,21 @@
+//===- MemIntrinsics.h - -O0 memory intrinsics as calls -----------------===//
+//
+// FastISel (-O0) lowers memcpy, memmove and memset intrinsics to calls
+// through the PLT, ignoring RtLibUseGOT. In functions it compiles, make
+// them plain calls to the libc functions, which bindEagerly() then binds at
+// load time. Small constant sizes stay intrinsics: FastISel inlines them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COPYSTACK_PASSES_MEMINTRINSICS_H
+#define COPYSTACK_PASSES_MEMINTRINSICS_H
+
+#include "llvm/IR/Function.h"
+
+namespace copystack {
+
+/// In an optnone function: large or variable-size mem intrinsics become calls.
+void memIntrinsicsToCalls(llvm::Function &F);
+
+} // namespace copystack
+
+#endif
