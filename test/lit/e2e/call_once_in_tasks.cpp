@@ -6,7 +6,6 @@
 // function. Here the callable and the code around it grow the stack, in
 // main's task, on a thread, and under std::async.
 // RUN: %cxx %s -o %t -lpthread
-// RUN: %t | FileCheck %s
 // RUN: %run %t | FileCheck %s
 #include "Inputs/check.hpp"
 #include <future>

@@ -1,11 +1,16 @@
 # The end-to-end suite: C and C++ programs built with copystack-cc/-c++,
-# run as tasks on 2 KiB stacks. One variant per optimisation level and mode;
-# verify mode is always on, so any word left pointing into an old stack
-# fails the test.
+# run as tasks on 2 KiB stacks. One variant per optimisation level and mode:
+#
+#   normal   no setting: the prologue's real compare against the 928-byte
+#            guard decides when the stack moves
+#   verify   COPYSTACK_VERIFY=1: every check traps, old stacks are fenced,
+#            so any word left pointing into an old stack faults by name
+#   stress   COPYSTACK_STRESS=1 and COPYSTACK_VERIFY=1: the stack moves at
+#            every instrumented call, and verify mode watches
 #
 #   %cc, %cxx   the drivers, with this variant's -O level
-#   %run        the environment of this variant (verify, and stress)
-#   REQUIRES: stress / normal / O0 / O2 select variants.
+#   %run        the environment of this variant
+#   REQUIRES: normal / verify / stress / O0 / O2 select variants.
 import os
 import lit.formats
 
@@ -24,9 +29,9 @@ clang = os.path.join(config.cs_llvm_bin, "clang")
 plain = f"{opt} -I{config.cs_include} -L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack"
 config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
-run = "env COPYSTACK_VERIFY=1"
-if config.cs_mode == "stress":
-    run += " COPYSTACK_STRESS=1"
+run = {"normal": "env",
+       "verify": "env COPYSTACK_VERIFY=1",
+       "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))
 config.available_features.add(config.cs_mode)
 config.available_features.add(config.cs_opt)

@@ -6,9 +6,8 @@
 // destructors) and cancellation in a blocking read keep working.
 // COPYSTACK_THREADS=0 keeps start routines on the threads' own stacks.
 // RUN: %cxx %s -o %t -lpthread
-// RUN: %t | FileCheck %s
 // RUN: %run %t | FileCheck %s
-// RUN: env COPYSTACK_THREADS=0 %t | FileCheck %s --check-prefix=OFF
+// RUN: env COPYSTACK_THREADS=0 %run %t | FileCheck %s --check-prefix=OFF
 #include "Inputs/check.h"
 #include <cstring>
 #include <future>

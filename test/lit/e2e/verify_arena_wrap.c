@@ -7,6 +7,7 @@
 // faulting after a wrap: the test reads through one at the end and verify
 // mode names it.
 // RUN: %cc %s -o %t
+// REQUIRES: verify
 // RUN: not --crash env COPYSTACK_VERIFY_ARENA_GIB=2 %run %t > %t.out 2>&1
 // RUN: FileCheck %s < %t.out
 #include "Inputs/check.h"

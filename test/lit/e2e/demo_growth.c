@@ -1,0 +1,13 @@
+// The demo's first seed experiment, run as shipped, in normal mode (the
+// prologue's real compare): nine copies from 2 KiB to 1 MiB, every check
+// fired within the 928-byte guard, the guard exact to the byte, and a
+// pointer rewritten by every copy while an integer copy of it is not.
+// REQUIRES: normal
+// RUN: %cc %S/../../../demo/growth.c -o %t && %run %t | FileCheck %s
+// CHECK: 9 copies from 2048 bytes to 1024 KiB
+// CHECK: every row is at most 928
+// CHECK: no copy;
+// CHECK-NEXT: 16 bytes lower, with 928 left: copy. The guard is 928 bytes, to the byte.
+// CHECK: stack copies during the descent: 9
+// CHECK: (unchanged: true)
+// CHECK: value read through the pointer:  42
