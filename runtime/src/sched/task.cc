@@ -1,5 +1,5 @@
-// task.cc: creating and destroying tasks, and the C entry points that run
-// them (copystack_run, copystack_main, copystack_go).
+// task.cc: creating and destroying tasks; the slabs every task structure
+// lives in, and the descriptor debuggers find them by.
 #include "platform/split_stack_notes.h"
 #include "sched/task.h"
 #include "sched/learn.h"
@@ -13,6 +13,7 @@
 #include "copystack/copystack.h"
 
 #include <atomic>
+#include <cstddef>
 #include <mutex>
 #include <cstdlib>
 #include <new>
@@ -134,6 +135,41 @@ void free_task_struct(Task *t) {
 }
 
 } // namespace
+
+// What a debugger reads to find every task without the runtime's debug
+// information (tools/gdb/copystack_gdb.py: "copystack tasks"): where the
+// slab list starts and where the fields it shows live. Must match that
+// script; bump version when a field moves or changes meaning.
+struct DebugInfo {
+  uint32_t version, task_size, slab_tasks, chunk_slabs;
+  const SlabChunk *first_chunk;
+  uint32_t chunk_n, chunk_next;
+  uint32_t task_state, task_id, task_sp, task_stack_lo, task_stack_hi,
+      task_copies, task_runner, task_wait_queued, task_wait_obj, task_select;
+  uint32_t thread_task; // in __copystack_thread
+};
+
+extern "C" __attribute__((used, visibility("default")))
+const DebugInfo __copystack_debug_info = {
+    1,
+    sizeof(Task),
+    kSlab,
+    kSlabsPerChunk,
+    &g_first_chunk,
+    offsetof(SlabChunk, n),
+    offsetof(SlabChunk, next),
+    offsetof(Task, state),
+    offsetof(Task, id),
+    offsetof(Task, sp),
+    offsetof(Task, stack) + offsetof(Stack, lo),
+    offsetof(Task, stack) + offsetof(Stack, hi),
+    offsetof(Task, copies),
+    offsetof(Task, runner),
+    offsetof(Task, wait) + offsetof(Waiter, queued),
+    offsetof(Task, wait) + offsetof(Waiter, obj),
+    offsetof(Task, select),
+    offsetof(Thread, task),
+};
 
 uintptr_t limit_for(const Stack &s) {
   // Stress and verify modes make every prologue check fail, so that every

@@ -34,6 +34,9 @@ run = {"normal": "env",
        "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))
 config.available_features.add(config.cs_mode)
+import shutil
+if shutil.which("gdb"):
+    config.available_features.add("gdb")
 config.available_features.add(config.cs_opt)
 config.environment["PATH"] = os.pathsep.join(
     [config.cs_llvm_bin, config.environment.get("PATH", "")])

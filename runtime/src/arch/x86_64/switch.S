@@ -19,8 +19,9 @@
  *   void __copystack_foreign_call(void (*thunk)(void *), void *frame);
  *       Calls thunk(frame) on the thread's own stack with the limit at 0, then
  *       returns to the task stack and its limit. Outside a task (limit 0) it
- *       is a plain tail call. Its CFI lets unwinders and debuggers go from
- *       the thread's stack back into the task's frames.
+ *       is a plain tail call. Its CFI (and that of on_thread_stack, the frame
+ *       that switches) lets unwinders and debuggers go from the thread's
+ *       stack back into the task's frames. Uses 40 bytes of the task stack.
  *
  *   void __copystack_park(void (*then)(void *), void *arg);
  *       Go's gopark: called by instrumented code on a task stack, saves the
@@ -113,17 +114,8 @@ __copystack_foreign_call:
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	pushq	%rax			/* the task's limit, restored below */
-	movq	%rdi, %rax
-	movq	%rsi, %rdi
-	movq	__copystack_thread@gottpoff(%rip), %rcx
-	movq	%rsp, %fs:THREAD_FOREIGN_SP(%rcx)
-	incq	%fs:THREAD_FOREIGN_SEQ(%rcx)
-	movq	%fs:THREAD_SCHED_SP(%rcx), %rsp
-	andq	$-16, %rsp
-	movq	$0, TCB_LIMIT
-	call	*%rax
-	movq	__copystack_thread@gottpoff(%rip), %rcx
-	movq	$0, %fs:THREAD_FOREIGN_SP(%rcx)
+	subq	$8, %rsp		/* the call below pushes 8 more: aligned */
+	call	on_thread_stack
 	movq	-8(%rbp), %rax
 	movq	%rax, TCB_LIMIT
 	movq	%rbp, %rsp
@@ -137,6 +129,45 @@ __copystack_foreign_call:
 	jmp	*%rax
 	.cfi_endproc
 	.size	__copystack_foreign_call, .-__copystack_foreign_call
+
+	/* The part of a foreign call that leaves the task stack, a function of
+	 * its own: its frame is where a backtrace crosses from the thread's
+	 * stack back to the task's. Its CFI marks it a signal frame, as glibc
+	 * marks the frame of a signal handler's return: a debugger then lets
+	 * the backtrace go on into frames at addresses below this one (gdb
+	 * otherwise stops with "previous frame inner to this frame"), and
+	 * unwinders look up its caller at the return address itself, which
+	 * here is an instruction inside __copystack_foreign_call. C++
+	 * exceptions thrown by the foreign code unwind through both frames
+	 * into the task's. */
+	.p2align 4
+	.type	on_thread_stack,@function
+on_thread_stack:
+	.cfi_startproc
+	.cfi_signal_frame
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	movq	__copystack_thread@gottpoff(%rip), %rcx
+	movq	%rsp, %fs:THREAD_FOREIGN_SP(%rcx)
+	incq	%fs:THREAD_FOREIGN_SEQ(%rcx)
+	movq	%fs:THREAD_SCHED_SP(%rcx), %rsp
+	andq	$-16, %rsp
+	movq	$0, TCB_LIMIT
+	call	*%rax
+	movq	__copystack_thread@gottpoff(%rip), %rcx
+	movq	$0, %fs:THREAD_FOREIGN_SP(%rcx)
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size	on_thread_stack, .-on_thread_stack
 
 	/* The prefix of instrumented code (abi.h), so that a call through a
 	 * pointer also goes straight here; its map is empty. */

@@ -1,0 +1,40 @@
+// gdb walks a backtrace from inside libc, called from a task, back through
+// the foreign-call trampoline to the task's frames and main: from a
+// breakpoint in write() and from abort().
+// REQUIRES: normal, gdb
+// RUN: %cc %s -o %t
+// RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex "break write" -ex run -ex bt -ex kill %t 2>&1 | FileCheck %s --check-prefix=WRITE
+// RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex run -ex bt -ex kill --args %t abort 2>&1 | FileCheck %s --check-prefix=ABORT
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) static int leaf(int n, int crash) {
+  if (n > 0)
+    return leaf(n - 1, crash) + 1;
+  if (crash)
+    abort();
+  return (int)write(1, "hi\n", 3);
+}
+
+__attribute__((noinline)) static int middle(int crash) {
+  return leaf(3, crash) * 2; // not a tail call: middle keeps its frame
+}
+
+int main(int argc, char **argv) {
+  return middle(argc > 1 && !strcmp(argv[1], "abort")) == 12 ? 0 : 1;
+}
+// WRITE: #0 {{.*}}write
+// WRITE: [copystack: foreign call, back to the task's stack]
+// WRITE-NEXT: __copystack_foreign_call
+// WRITE: leaf (
+// WRITE: middle
+// WRITE: main
+// WRITE-NOT: Backtrace stopped
+// ABORT: abort
+// ABORT: [copystack: foreign call, back to the task's stack]
+// ABORT-NEXT: __copystack_foreign_call
+// ABORT: leaf (
+// ABORT: middle
+// ABORT: main
+// ABORT-NOT: Backtrace stopped
