@@ -47,35 +47,62 @@ static cl::opt<bool> VerifyEach(
 
 namespace {
 
-// A local's name for remarks: its debug-info variable, its IR name, or
-// its size.
-std::string localName(Value *V) {
+// The source variable a local or byval argument holds, and where it is
+// declared, from its debug records: a declare (whose location is the
+// declaration's, column included) at -O0; at -O1 and above InstCombine has
+// often turned the declare of an escaping local into values that use its
+// address (then the variable's line).
+std::pair<const DILocalVariable *, DebugLoc> variableOf(Value *V) {
   for (DbgVariableRecord *DVR : findDVRDeclares(V))
-    return "'" + DVR->getVariable()->getName().str() + "'";
+    return {DVR->getVariable(), DVR->getDebugLoc()};
   for (DbgDeclareInst *DDI : findDbgDeclares(V))
-    return "'" + DDI->getVariable()->getName().str() + "'";
+    return {DDI->getVariable(), DDI->getDebugLoc()};
+  SmallVector<DbgValueInst *, 2> Values;
+  SmallVector<DbgVariableRecord *, 2> Records;
+  findDbgValues(Values, V, &Records);
+  for (DbgVariableRecord *DVR : Records)
+    return {DVR->getVariable(), DebugLoc()};
+  for (DbgValueInst *DVI : Values)
+    return {DVI->getVariable(), DebugLoc()};
+  return {nullptr, DebugLoc()};
+}
+
+// A local's name for the report: its variable, its IR name, or its size
+// and function.
+std::string localName(Function &F, Value *V, const DILocalVariable *Var) {
+  if (Var)
+    return Var->getName().str();
   if (V->hasName())
-    return "'" + V->getName().str() + "'";
+    return V->getName().str();
   if (auto *A = dyn_cast<Argument>(V))
-    return "argument " + std::to_string(A->getArgNo() + 1);
+    return "argument " + std::to_string(A->getArgNo() + 1) + " of '" +
+           F.getName().str() + "'";
   auto *AI = cast<AllocaInst>(V);
-  std::optional<TypeSize> Size =
-      AI->getAllocationSize(AI->getDataLayout());
+  std::optional<TypeSize> Size = AI->getAllocationSize(AI->getDataLayout());
   return "a " +
          (Size ? std::to_string(Size->getKnownMinValue()) + "-byte"
                : std::string("variable-size")) +
-         " local";
+         " local of '" + F.getName().str() + "'";
 }
 
-// Go's "moved to heap: x", for a local or a byval argument.
+// Go's "moved to heap: x" (-gcflags=-m): "moved off the stack: x (why)",
+// at the variable's declaration when debug information has it.
 OptimizationRemark movedOffStack(Function &F, Value *Local, StringRef Why) {
-  auto R = isa<Instruction>(Local)
-               ? OptimizationRemark("copystack", "MovedOffStack",
-                                    cast<Instruction>(Local))
-               : OptimizationRemark("copystack", "MovedOffStack",
-                                    F.getSubprogram(), &F.getEntryBlock());
-  R << "'" << F.getName() << "': " << localName(Local)
-    << " moved off the copyable stack: " << Why;
+  auto [Var, Declared] = variableOf(Local);
+  DiagnosticLocation Loc;
+  if (Declared && Declared.getLine() == (Var ? Var->getLine() : 0))
+    Loc = DiagnosticLocation(Declared);
+  else if (Var && Var->getLine())
+    Loc = DiagnosticLocation(DebugLoc(DILocation::get(
+        F.getContext(), Var->getLine(), 0, Var->getScope())));
+  else if (auto *I = dyn_cast<Instruction>(Local); I && I->getDebugLoc())
+    Loc = DiagnosticLocation(I->getDebugLoc());
+  else
+    Loc = DiagnosticLocation(F.getSubprogram());
+  OptimizationRemark R(names::EscapeRemark, "MovedOffStack", Loc,
+                       &F.getEntryBlock());
+  R << "moved off the stack: " << localName(F, Local, Var) << " (" << Why
+    << ")";
   return R;
 }
 
@@ -126,7 +153,7 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   NumDispatched += FS.Dispatched;
   NumMapObjects += MS.Objects;
   ORE.emit([&] {
-    return OptimizationRemark("copystack", "Instrumented", &F)
+    return OptimizationRemark(names::StatsRemark, "Instrumented", &F)
            << "'" << F.getName() << "': " << ore::NV("Objects", MS.Objects)
            << " stack objects (" << ore::NV("PointerWords", MS.PointerWords)
            << " pointer words, "
@@ -171,7 +198,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     ++NumSystemStack;
     OptimizationRemarkEmitter ORE(&F);
     ORE.emit([&] {
-      return OptimizationRemarkMissed("copystack", "SystemStack", &F)
+      return OptimizationRemarkMissed(names::EscapeRemark, "SystemStack", &F)
              << "'" << F.getName() << "' runs on the system stack: "
              << P.reason(F);
     });

@@ -30,6 +30,16 @@ inline constexpr llvm::StringLiteral Park = COPYSTACK_SYM_PARK;
 inline constexpr llvm::StringLiteral PinGrow = COPYSTACK_SYM_PIN_GROW;
 inline constexpr llvm::StringLiteral PinRelease = COPYSTACK_SYM_PIN_RELEASE;
 
+// ---- Remarks ----------------------------------------------------------------
+
+/// What -Rpass=copystack shows (the drivers' --copystack-escapes): locals
+/// that moved off the stack, as Go's -gcflags=-m shows "moved to heap"; and
+/// with -Rpass-missed=copystack, functions left on the thread's stack.
+inline constexpr const char EscapeRemark[] = "copystack";
+/// Per-function statistics (-Rpass=copystack-stats). C strings: a remark
+/// keeps the pointer.
+inline constexpr const char StatsRemark[] = "copystack-stats";
+
 // ---- Between the steps of the pass -----------------------------------------
 
 /// Module flag: the module is instrumented (-fplugin and -fpass-plugin

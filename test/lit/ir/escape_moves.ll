@@ -1,16 +1,16 @@
 ; Locals whose address may outlive the frame or sit where no map can see it
 ; move to the pinned area (Go's "moved to heap"), with a remark saying why.
-; RUN: %opt -passes=copystack -pass-remarks=copystack -S %s 2>&1 | FileCheck %s
+; RUN: %opt -passes=copystack -pass-remarks='^copystack$' -S %s 2>&1 | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 @keep = global ptr null
 declare void @register_callback(ptr)
 declare void @inspect(ptr nocapture)
 
-; CHECK-DAG: remark: <unknown>:0:0: 'f': 'global_kept' moved off the copyable stack: its address is stored where no frame map can see it
-; CHECK-DAG: remark: <unknown>:0:0: 'f': 'passed_on' moved off the copyable stack: its address is passed to 'register_callback', which may keep it
-; CHECK-DAG: remark: <unknown>:0:0: 'f': 'as_integer' moved off the copyable stack: its address is converted to an integer
-; CHECK-DAG: remark: <unknown>:0:0: 'f': 'in_leaky_local' moved off the copyable stack: its address is stored in another local, which hands out what it holds
+; CHECK-DAG: remark: <unknown>:0:0: moved off the stack: global_kept (its address is stored where no frame map can see it)
+; CHECK-DAG: remark: <unknown>:0:0: moved off the stack: passed_on (its address is passed to 'register_callback', which may keep it)
+; CHECK-DAG: remark: <unknown>:0:0: moved off the stack: as_integer (its address is converted to an integer)
+; CHECK-DAG: remark: <unknown>:0:0: moved off the stack: in_leaky_local (its address is stored in another local, which hands out what it holds)
 define void @f() {
   %global_kept = alloca i32
   %passed_on = alloca i32
