@@ -11,6 +11,8 @@
 #include "VaListSlots.h"
 #include "VarargShims.h"
 
+#include "copystack/abi.h"
+
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -21,6 +23,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 
@@ -198,6 +201,21 @@ void bindEagerly(Module &M) {
   M.setRtLibUseGOT();
 }
 
+// Instrumented code linked without the runtime fails on __copystack_*
+// symbols whose names do not say what is missing. Refer to one more, which
+// only the runtime defines (abi.h, COPYSTACK_RUNTIME_SYMBOL), so that the
+// linker's error names the cure. One word of relocated data per object;
+// nothing runs.
+void referenceRuntime(Module &M) {
+  LLVMContext &C = M.getContext();
+  Constant *Runtime =
+      M.getOrInsertGlobal(COPYSTACK_RUNTIME_SYMBOL, Type::getInt8Ty(C));
+  auto *Ref = new GlobalVariable(M, PointerType::get(C, 0), /*isConstant=*/true,
+                                 GlobalValue::InternalLinkage, Runtime,
+                                 "__copystack_runtime_reference");
+  appendToCompilerUsed(M, {Ref});
+}
+
 // __attribute__((annotate("copystack_nosplit"))) keeps a function off
 // copyable stacks: clang records it in llvm.global.annotations.
 void readAnnotations(Module &M) {
@@ -355,8 +373,10 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   if (Function *TLSAddr = M.getFunction("__copystack.tls.address"))
     if (TLSAddr->use_empty())
       TLSAddr->eraseFromParent();
-  if (!Work.empty())
+  if (!Work.empty()) {
     bindEagerly(M);
+    referenceRuntime(M);
+  }
   return PreservedAnalyses::none();
 }
 
