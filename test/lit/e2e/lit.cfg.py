@@ -5,6 +5,7 @@
 #
 #   %cc, %cxx   the drivers, with this variant's -O level
 #   %run        the environment of this variant (verify, and stress)
+#   %cs_version copystack's version (project() in CMakeLists.txt)
 #   REQUIRES: stress / normal / O0 / O2 select variants.
 import os
 import lit.formats
@@ -28,6 +29,7 @@ run = "env COPYSTACK_VERIFY=1"
 if config.cs_mode == "stress":
     run += " COPYSTACK_STRESS=1"
 config.substitutions.append(("%run", run))
+config.substitutions.append(("%cs_version", config.cs_version))
 config.available_features.add(config.cs_mode)
 config.available_features.add(config.cs_opt)
 config.environment["PATH"] = os.pathsep.join(
