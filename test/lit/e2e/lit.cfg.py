@@ -22,7 +22,8 @@ config.substitutions.append(("%cc", f"{config.cs_bin}/copystack-cc {opt}"))
 config.substitutions.append(("%cxx", f"{config.cs_bin}/copystack-c++ {opt}"))
 # The same program built without copystack: its output is the reference.
 clang = os.path.join(config.cs_llvm_bin, "clang")
-plain = f"{opt} -I{config.cs_include} -L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack"
+plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "
+         f"-L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack")
 config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = "env COPYSTACK_VERIFY=1"
