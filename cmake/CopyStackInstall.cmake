@@ -69,6 +69,9 @@ install(FILES ${COPYSTACK_CMAKE_STAGE}/copystackConfig.cmake
 file(RELATIVE_PATH COPYSTACK_PC_TO_PREFIX
      ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 string(REGEX REPLACE "/$" "" COPYSTACK_PC_TO_PREFIX "${COPYSTACK_PC_TO_PREFIX}")
+list(TRANSFORM COPYSTACK_EXPORTED_SYMBOLS PREPEND "-Wl,--export-dynamic-symbol="
+     OUTPUT_VARIABLE COPYSTACK_PC_EXPORT_OPTIONS)
+list(JOIN COPYSTACK_PC_EXPORT_OPTIONS " " COPYSTACK_PC_EXPORT_OPTIONS)
 foreach(pc copystack copystack-main copystack-shared)
   configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc

@@ -69,10 +69,10 @@ function(copystack_instrument target)
     else()
       target_link_libraries(${target} PRIVATE
         "$<LINK_LIBRARY:WHOLE_ARCHIVE,copystack::runtime>")
-      target_link_options(${target} PRIVATE
-        "LINKER:--export-dynamic-symbol=__copystack_*"
-        "LINKER:--export-dynamic-symbol=copystack_*"
-        "LINKER:--export-dynamic-symbol=__morestack*")
+      foreach(symbol IN LISTS COPYSTACK_EXPORTED_SYMBOLS)
+        target_link_options(${target} PRIVATE
+          "LINKER:--export-dynamic-symbol=${symbol}")
+      endforeach()
     endif()
   elseif(type STREQUAL "SHARED_LIBRARY" OR type STREQUAL "MODULE_LIBRARY")
     target_link_libraries(${target} PRIVATE copystack::runtime_shared)
