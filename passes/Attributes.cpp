@@ -4,6 +4,7 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 
@@ -35,6 +36,21 @@ void bindEagerly(Module &M) {
     if (!F.isIntrinsic() && !F.isDSOLocal() && !F.hasLocalLinkage())
       F.addFnAttr(Attribute::NonLazyBind);
   M.setRtLibUseGOT();
+}
+
+// Instrumented code linked without the runtime fails on __copystack_*
+// symbols whose names do not say what is missing. Refer to one more, which
+// only the runtime defines (abi.h, COPYSTACK_RUNTIME_SYMBOL), so that the
+// linker's error names the cure. One word of relocated data per object;
+// nothing runs.
+void referenceRuntime(Module &M) {
+  LLVMContext &C = M.getContext();
+  Constant *Runtime =
+      M.getOrInsertGlobal(COPYSTACK_RUNTIME_SYMBOL, Type::getInt8Ty(C));
+  auto *Ref = new GlobalVariable(M, PointerType::get(C, 0), /*isConstant=*/true,
+                                 GlobalValue::InternalLinkage, Runtime,
+                                 "__copystack_runtime_reference");
+  appendToCompilerUsed(M, {Ref});
 }
 
 // __attribute__((annotate("copystack_nosplit"))) keeps a function off

@@ -8,6 +8,8 @@
 //     register slots, exceptions), a 16-byte aligned entry after the prefix;
 //   - bindEagerly: every callee bound at load time, never through a lazy
 //     PLT entry;
+//   - referenceRuntime: a reference to a symbol only the runtime defines,
+//     whose name says what a link without the runtime lacks;
 //   - readAnnotations: __attribute__((annotate("copystack_nosplit"))).
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +29,9 @@ void setAttributes(llvm::Function &F);
 
 /// Binds every callee of the module at load time (nonlazybind, RtLibUseGOT).
 void bindEagerly(llvm::Module &M);
+
+/// Makes the module refer to COPYSTACK_RUNTIME_SYMBOL (abi.h).
+void referenceRuntime(llvm::Module &M);
 
 } // namespace copystack
 

@@ -218,8 +218,10 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   if (Function *TLSAddr = M.getFunction("__copystack.tls.address"))
     if (TLSAddr->use_empty())
       TLSAddr->eraseFromParent();
-  if (!Work.empty())
+  if (!Work.empty()) {
     bindEagerly(M);
+    referenceRuntime(M);
+  }
   return PreservedAnalyses::none();
 }
 

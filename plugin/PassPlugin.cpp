@@ -6,11 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CopyStack.h"
+#include "copystack/version.h"
 
 #include "llvm/Passes/PassPlugin.h"
 
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo
 llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "copystack", "0.1",
+  return {LLVM_PLUGIN_API_VERSION, "copystack", COPYSTACK_VERSION_STRING,
           [](llvm::PassBuilder &PB) { copystack::registerPasses(PB); }};
 }

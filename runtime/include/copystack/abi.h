@@ -159,6 +159,15 @@ typedef struct copystack_prefix {
 #define COPYSTACK_GPR_R8 4
 #define COPYSTACK_GPR_R9 5
 
+/* Every instrumented object refers to this symbol, which only the runtime
+ * defines (runtime/src/link_marker.cc; the reference comes from
+ * passes/CopyStack.cpp). Instrumented code linked without the runtime, as a
+ * bare -fplugin build that forgot libcopystack, then fails to link with an
+ * undefined reference that says what to do, beside the raw __copystack_*
+ * ones; GNU ld, gold and lld all name it. */
+#define COPYSTACK_RUNTIME_SYMBOL                                               \
+  "__copystack_runtime_missing__link_libcopystack_or_use_copystack_cc"
+
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that
  * never moves (Go's "moved to heap"). Instrumented code allocates there

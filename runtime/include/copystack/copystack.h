@@ -11,6 +11,8 @@
 #ifndef COPYSTACK_COPYSTACK_H
 #define COPYSTACK_COPYSTACK_H
 
+#include "copystack/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

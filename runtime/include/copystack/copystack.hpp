@@ -10,6 +10,7 @@
 #define COPYSTACK_COPYSTACK_HPP
 
 #include "copystack/copystack.h"
+#include "copystack/version.h"
 
 #include <chrono>
 #include <cstddef>

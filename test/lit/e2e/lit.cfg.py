@@ -10,6 +10,7 @@
 #
 #   %cc, %cxx   the drivers, with this variant's -O level
 #   %run        the environment of this variant
+#   %cs_version copystack's version (project() in CMakeLists.txt)
 #   REQUIRES: normal / verify / stress / O0 / O2 select variants.
 import os
 import lit.formats
@@ -26,13 +27,15 @@ config.substitutions.append(("%cc", f"{config.cs_bin}/copystack-cc {opt}"))
 config.substitutions.append(("%cxx", f"{config.cs_bin}/copystack-c++ {opt}"))
 # The same program built without copystack: its output is the reference.
 clang = os.path.join(config.cs_llvm_bin, "clang")
-plain = f"{opt} -I{config.cs_include} -L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack"
+plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "
+         f"-L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack")
 config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
        "verify": "env COPYSTACK_VERIFY=1",
        "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))
+config.substitutions.append(("%cs_version", config.cs_version))
 config.available_features.add(config.cs_mode)
 import shutil
 if shutil.which("gdb"):

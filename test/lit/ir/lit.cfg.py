@@ -16,7 +16,7 @@ config.substitutions.append(
 config.substitutions.append(("%llc", f"{bin_dir}/llc"))
 config.substitutions.append(
     ("%clang_cs", f"{config.cs_clang} -fplugin={config.cs_clang_plugin} "
-                  f"-I{config.cs_include}"))
+                  f"-I{config.cs_include} -I{config.cs_generated_include}"))
 config.substitutions.append(("%clang", config.cs_clang))
 config.substitutions.append(("%cs_plugin", config.cs_clang_plugin))
 config.environment["PATH"] = os.pathsep.join(

@@ -1,0 +1,87 @@
+# Installation (docs/install.md): the drivers, the plugins, the static and
+# shared runtime, the headers, the CMake package, the pkg-config files, the
+# documentation and the gdb extension, in the GNUInstallDirs layout:
+#
+#   bin/copystack-cc, copystack-c++           the drivers (tools/installed/)
+#   lib/copystack/CopyStack.so                clang -fplugin= / -fpass-plugin=
+#   lib/copystack/CopyStackPasses.so          opt -load-pass-plugin=
+#   lib/libcopystack.a, libcopystack.so.*     the runtime
+#   lib/libcopystack_main.a                   main as the first task
+#   include/copystack/                        copystack.h(pp), abi.h, version.h
+#   lib/cmake/copystack/                      find_package(copystack)
+#   lib/pkgconfig/copystack*.pc               pkg-config
+#   share/doc/copystack/                      README.md, docs/, examples/
+#   share/copystack/gdb/                      tools/gdb/*.py, when there are any
+#
+# Whatever is installed finds the rest relative to itself (the drivers from
+# their own directory, the CMake package from its file, the pkg-config files
+# through ${pcfiledir}), so an installed prefix can be moved. The rules name
+# the targets and leave their sources to the directories that define them.
+include(CMakePackageConfigHelpers)
+
+# 0.x releases may change the runtime's ABI with any minor version.
+set_target_properties(copystack_shared PROPERTIES VERSION ${PROJECT_VERSION}
+  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+
+# Names in the CMake package: copystack::runtime and so on.
+set_target_properties(copystack PROPERTIES EXPORT_NAME runtime)
+set_target_properties(copystack_shared PROPERTIES EXPORT_NAME runtime_shared)
+set_target_properties(copystack_main PROPERTIES EXPORT_NAME main)
+set_target_properties(CopyStack PROPERTIES EXPORT_NAME plugin)
+set_target_properties(CopyStackPasses PROPERTIES EXPORT_NAME pass_plugin)
+
+install(TARGETS copystack copystack_shared copystack_main
+  EXPORT copystackTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS CopyStack CopyStackPasses
+  EXPORT copystackTargets
+  LIBRARY DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR})
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/copystack
+                  ${COPYSTACK_GENERATED_INCLUDE}/copystack
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+
+install(PROGRAMS ${PROJECT_BINARY_DIR}/tools/installed/copystack-cc
+                 ${PROJECT_BINARY_DIR}/tools/installed/copystack-c++
+  DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# --- find_package(copystack) -------------------------------------------------
+set(COPYSTACK_CMAKE_STAGE ${PROJECT_BINARY_DIR}/cmake)
+configure_package_config_file(cmake/copystackConfig.cmake.in
+  ${COPYSTACK_CMAKE_STAGE}/copystackConfig.cmake
+  INSTALL_DESTINATION ${COPYSTACK_INSTALL_CMAKEDIR}
+  PATH_VARS CMAKE_INSTALL_BINDIR)
+# A 0.x minor version may break what the previous one offered.
+write_basic_package_version_file(${COPYSTACK_CMAKE_STAGE}/copystackConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(EXPORT copystackTargets NAMESPACE copystack::
+  DESTINATION ${COPYSTACK_INSTALL_CMAKEDIR})
+install(FILES ${COPYSTACK_CMAKE_STAGE}/copystackConfig.cmake
+              ${COPYSTACK_CMAKE_STAGE}/copystackConfigVersion.cmake
+              cmake/copystackInstrument.cmake
+  DESTINATION ${COPYSTACK_INSTALL_CMAKEDIR})
+
+# --- pkg-config --------------------------------------------------------------
+# The .pc files live in <libdir>/pkgconfig and reach the prefix from there.
+file(RELATIVE_PATH COPYSTACK_PC_TO_PREFIX
+     ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" COPYSTACK_PC_TO_PREFIX "${COPYSTACK_PC_TO_PREFIX}")
+list(TRANSFORM COPYSTACK_EXPORTED_SYMBOLS PREPEND "-Wl,--export-dynamic-symbol="
+     OUTPUT_VARIABLE COPYSTACK_PC_EXPORT_OPTIONS)
+list(JOIN COPYSTACK_PC_EXPORT_OPTIONS " " COPYSTACK_PC_EXPORT_OPTIONS)
+foreach(pc copystack copystack-main copystack-shared)
+  configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
+
+# --- Documentation, examples, gdb --------------------------------------------
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs examples DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Read when installing: nothing to install until tools/gdb/ exists.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/gdb/
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/copystack/gdb
+  OPTIONAL FILES_MATCHING PATTERN "*.py")

@@ -1,0 +1,25 @@
+# cpack -G DEB (in the build directory): a Debian package of what
+# cmake/CopyStackInstall.cmake installs, under /usr (docs/install.md).
+# The plugin loads into clang-19 and the drivers run it, so the package
+# depends on it; clang-19 brings libLLVM, libclang-cpp, the C and C++
+# development files and binutils. glibc 2.35 for _dl_find_object.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME copystack)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "copystack maintainers <copystack@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "Go-style copyable stacks for C and C++ (clang ${LLVM_VERSION_MAJOR} plugin and runtime)")
+set(CPACK_PACKAGE_DESCRIPTION
+    "Tasks start on 2 KiB stacks that grow by copying, as goroutines do: a clang plugin instruments the code, a runtime moves the stacks and schedules the tasks. Drivers copystack-cc and copystack-c++, a CMake package and pkg-config files.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+# Debian's llvm-toolchain packages carry epoch 1.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "clang-${LLVM_VERSION_MAJOR} (>= 1:${LLVM_VERSION_MAJOR}.${LLVM_VERSION_MINOR}), libc6 (>= 2.35), libstdc++6, libgcc-s1")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "lld-${LLVM_VERSION_MAJOR}, pkg-config, cmake")
+# libcopystack.so goes into the dynamic linker's cache.
+file(WRITE ${PROJECT_BINARY_DIR}/debian/triggers "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/debian/triggers)
+set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/build[^/]*/" "__pycache__")
+include(CPack)
