@@ -8,7 +8,6 @@
 #include "MemIntrinsics.h"
 #include "PinnedAllocas.h"
 #include "Policy.h"
-#include "SafepointSpills.h"
 #include "Setjmp.h"
 #include "StackDepthChecks.h"
 #include "ThreadIdentity.h"
@@ -34,7 +33,6 @@ using namespace llvm;
 STATISTIC(NumInstrumented, "Functions instrumented");
 STATISTIC(NumSystemStack, "Functions left on the thread's stack");
 STATISTIC(NumPinned, "Locals moved to the pinned area");
-STATISTIC(NumSpilled, "Values given slots across safepoints");
 STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
@@ -119,7 +117,6 @@ void checkStep(Function &F, const char *Step) {
 // The steps on one instrumented function, in CopyStack.h's order.
 static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   ForeignCallStats FS;
-  SpillStats SS;
   FrameMapStats MS;
   PinStats PS;
   OptimizationRemarkEmitter ORE(&F);
@@ -140,15 +137,12 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   lowerThreadLocalAddresses(F);
   rewriteForeignCalls(F, P, Thunks, FS);
   checkStep(F, "foreign calls");
-  spillAcrossSafepoints(F, P, SS);
-  checkStep(F, "safepoint spills");
   emitFrameMap(F, MS);
   checkStep(F, "frame maps");
   setAttributes(F);
 
   ++NumInstrumented;
   NumPinned += PS.Static + PS.Dynamic;
-  NumSpilled += SS.Values;
   NumForeign += FS.Foreign;
   NumDispatched += FS.Dispatched;
   NumMapObjects += MS.Objects;
@@ -158,9 +152,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
            << " stack objects (" << ore::NV("PointerWords", MS.PointerWords)
            << " pointer words, "
            << ore::NV("Conservative", MS.ConservativeObjects)
-           << " scanned whole), " << ore::NV("Spilled", SS.Values)
-           << " values spilled across safepoints, "
-           << ore::NV("Foreign", FS.Foreign) << " foreign and "
+           << " scanned whole), " << ore::NV("Foreign", FS.Foreign)
+           << " foreign and "
            << ore::NV("Dispatched", FS.Dispatched) << " dispatched calls, "
            << ore::NV("Pinned", PS.Static + PS.Dynamic) << " pinned locals";
   });

@@ -23,8 +23,6 @@
 //     ThreadIdentity    thread_local addresses through per-variable accessors
 //     ForeignCalls      calls that may reach foreign code go through the
 //                       thread's stack
-//     SafepointSpills   values that may point into the stack and live across
-//                       a safepoint get described slots
 //     FrameMaps         localescape, resolver, frame map, magic prefix
 //     Attributes        "split-stack", frame pointers, unwind tables
 //   on the module again

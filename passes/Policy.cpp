@@ -159,18 +159,4 @@ CallKind Policy::classify(const CallBase &CB) const {
   return CallKind::Dispatch;
 }
 
-bool Policy::isSafepoint(const CallBase &CB) const {
-  if (CB.hasFnAttr(Attribute::ReturnsTwice))
-    return true;
-  switch (classify(CB)) {
-  case CallKind::NotACall:
-  case CallKind::Foreign:
-    return false;
-  case CallKind::Direct:
-  case CallKind::Dispatch:
-    return true;
-  }
-  return true;
-}
-
 } // namespace copystack

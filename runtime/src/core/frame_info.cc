@@ -131,40 +131,44 @@ const int32_t *make_list(const std::vector<int32_t> &v, uint32_t &n) {
 } // namespace
 
 void flatten_words(FrameInfo &fi) {
-  std::vector<int32_t> w, out, jb, va, rs;
-  for (int i = 0; i < kNumCsr; ++i)
-    if (fi.csr_offset[i])
-      w.push_back(16 + fi.csr_offset[i]);
+  // Words (by %rbp offset) that a description says are not pointers, and
+  // words any description says may be: the second wins.
+  std::vector<int32_t> skip, keep, jb, va, rs;
   const copystack_frame_map &m = *fi.map;
   for (uint32_t i = 0; i < m.nobjects; ++i) {
     const copystack_object &o = m.objects[i];
-    std::vector<int32_t> &to = (o.flags & COPYSTACK_OBJF_OUTGOING) ? out : w;
+    // Variadic words in the outgoing area are described from the frame's
+    // bottom, which varies with the callee: scanned like any other word.
+    if (o.flags & COPYSTACK_OBJF_OUTGOING)
+      continue;
     if (o.kind == COPYSTACK_OBJ_JMPBUF_REF ||
         o.kind == COPYSTACK_OBJ_VALIST_REF) {
-      w.push_back(o.offset);
+      keep.push_back(o.offset);
       (o.kind == COPYSTACK_OBJ_JMPBUF_REF ? jb : va).push_back(o.offset);
       continue;
     }
     if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
       rs.push_back(o.offset);
-    uint32_t nw = o.size / 8;
-    for (uint32_t k = 0; k < nw; ++k) {
-      bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
+    const int32_t first = o.offset & ~7, end = (o.offset + o.size + 7) & ~7;
+    for (int32_t w = first; w < end; w += 8) {
+      // A word the object covers only in part may hold its neighbour too.
+      bool whole = w >= o.offset && w + 8 <= o.offset + int32_t(o.size);
+      uint32_t k = static_cast<uint32_t>(w - o.offset) / 8;
+      bool ptr = !whole || o.kind == COPYSTACK_OBJ_ALL_WORDS ||
                  (o.kind == COPYSTACK_OBJ_BITMAP &&
                   (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
-      if (ptr)
-        to.push_back(o.offset + static_cast<int32_t>(8 * k));
+      (ptr ? keep : skip).push_back(w);
     }
   }
+  std::sort(keep.begin(), keep.end());
+  std::vector<int32_t> words;
+  for (int32_t w : skip)
+    if (!std::binary_search(keep.begin(), keep.end(), w))
+      words.push_back(w);
   fi.jmpbufs = make_list(jb, fi.njmpbufs);
   fi.valists = make_list(va, fi.nvalists);
   fi.regsaves = make_list(rs, fi.nregsaves);
-  fi.outgoing = make_runs(out, fi.noutgoing);
-  if (!w.empty()) {
-    fi.lowest = *std::min_element(w.begin(), w.end());
-    fi.highest = *std::max_element(w.begin(), w.end()) + 8;
-  }
-  fi.runs = make_runs(w, fi.nruns);
+  fi.skip = make_runs(words, fi.nskip);
 }
 
 static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {

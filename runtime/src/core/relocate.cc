@@ -154,21 +154,44 @@ void Relocator::reg_save_area(uintptr_t va_list) {
     adjust(reinterpret_cast<uintptr_t *>(rsa) + i);
 }
 
-void Relocator::runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n) {
+void Relocator::span(uintptr_t from, uintptr_t to) {
+  if (to <= from)
+    return;
+  auto *p = reinterpret_cast<uintptr_t *>(from);
+  const auto words = static_cast<uint32_t>((to - from) / 8);
   const uintptr_t lo = old_.lo, size = old_.size();
-  for (uint32_t i = 0; i < n; ++i) {
-    auto *p = reinterpret_cast<uintptr_t *>(base + r[i].offset);
-    uint32_t words = r[i].words;
-    if (words >= 8) {
-      adjusted_ += adjust_run(p, words, lo, size, delta_);
-      continue;
-    }
-    for (uint32_t k = 0; k < words; ++k) // short runs: no call
+  if (words >= 8) {
+    adjusted_ += adjust_run(p, words, lo, size, delta_);
+  } else {
+    for (uint32_t k = 0; k < words; ++k) // short spans: no call
       if (p[k] - lo < size) {
         p[k] += delta_;
         ++adjusted_;
       }
   }
+  known(from, to - from);
+}
+
+// Every word of the frame [lo, rbp) but those its map knows hold no
+// pointer (skip: runs from %rbp, ascending) is range-checked: the map's
+// pointer words, the callee-saved register slots, and whatever the
+// register allocator spilled there (docs/maps.md, "Values live across
+// calls").
+void Relocator::frame_words(uintptr_t lo, uintptr_t rbp,
+                            const FrameInfo::Run *skip, uint32_t n) {
+  uintptr_t at = lo;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uintptr_t s = rbp + skip[i].offset, e = s + 8 * skip[i].words;
+    if (e <= at)
+      continue;
+    if (s >= rbp)
+      break;
+    span(at, s < at ? at : s);
+    known(s < at ? at : s, (e < rbp ? e : rbp) - (s < at ? at : s));
+    at = e;
+  }
+  if (at < rbp)
+    span(at, rbp);
 }
 
 void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
@@ -285,27 +308,15 @@ void Relocator::run(const WalkStart &s) {
       broken("a frame pointer is out of order", rbp);
     uintptr_t cfa = rbp + 16;
     ++nframes_;
-    if (verify_) {
+    if (verify_)
       frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
-      for (int i = 0; i < kNumCsr; ++i)
-        if (fi->csr_offset[i])
-          adjust(reinterpret_cast<uintptr_t *>(cfa + fi->csr_offset[i]));
-      const copystack_frame_map &m = *fi->map;
-      for (uint32_t i = 0; i < m.nobjects; ++i)
-        object(rbp, frame_lo, m.objects[i], m);
-    } else {
-      if (fi->nruns &&
-          (rbp + fi->lowest < new_.lo || rbp + fi->highest > new_.hi))
-        broken("a frame map object lies outside the stack", rbp);
-      runs(rbp, fi->runs, fi->nruns);
-      runs(frame_lo, fi->outgoing, fi->noutgoing);
-      for (uint32_t i = 0; i < fi->njmpbufs; ++i)
-        jmpbuf(rbp + fi->jmpbufs[i]);
-      for (uint32_t i = 0; i < fi->nvalists; ++i)
-        valist(rbp + fi->valists[i]);
-      for (uint32_t i = 0; i < fi->nregsaves; ++i)
-        reg_save_area(rbp + fi->regsaves[i]);
-    }
+    frame_words(frame_lo, rbp, fi->skip, fi->nskip);
+    for (uint32_t i = 0; i < fi->njmpbufs; ++i)
+      jmpbuf(rbp + fi->jmpbufs[i]);
+    for (uint32_t i = 0; i < fi->nvalists; ++i)
+      valist(rbp + fi->valists[i]);
+    for (uint32_t i = 0; i < fi->nregsaves; ++i)
+      reg_save_area(rbp + fi->regsaves[i]);
     auto *saved_rbp = reinterpret_cast<uintptr_t *>(rbp);
     adjust(saved_rbp);
     ra_slot = reinterpret_cast<uintptr_t *>(rbp + 8);

@@ -11,8 +11,11 @@
 //   2. the asking function's incoming stack arguments (argument objects of
 //      its map);
 //   3. for every frame up to the task's entry, through the %rbp chain:
-//      its saved %rbp, the callee-saved registers its prologue saved (found
-//      in the unwind tables), and every object its map describes.
+//      every word of the frame but those its map knows hold no pointer
+//      (the map's pointer words, the slots where its prologue saved
+//      callee-saved registers, the register allocator's spill slots), its
+//      saved %rbp, and what its jmp_buf, va_list and register-save-area
+//      slots name.
 //
 // Verify (scan) mode marks each word it looked at and afterwards reports every
 // unmarked word of the new stack that holds an old-stack address.
@@ -104,7 +107,9 @@ private:
   void known(uintptr_t addr, size_t bytes);
   void object(uintptr_t rbp, uintptr_t frame_lo, const copystack_object &o,
               const copystack_frame_map &map);
-  void runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n);
+  void span(uintptr_t from, uintptr_t to);
+  void frame_words(uintptr_t lo, uintptr_t rbp, const FrameInfo::Run *skip,
+                   uint32_t n);
   void reg_save_area(uintptr_t va_list);
   void scan_all(uintptr_t lo, size_t bytes);
   void jmpbuf(uintptr_t slot);
