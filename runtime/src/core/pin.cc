@@ -18,11 +18,14 @@ struct PinChunk {
 
 namespace {
 
-// Chunks come from the C heap and grow geometrically along a task's chain:
-// a task that pins one small local (a wait group its children signal)
-// costs a 512-byte chunk, not a page, so a million such tasks stay cheap;
-// one that pins a lot gets chunks up to 64 KiB.
+// Chunks come from the C heap: a task that pins one small local (a wait
+// group its children signal) costs a 512-byte chunk, not a page, so a
+// million such tasks stay cheap; one that needs more pins a lot (a
+// recursion whose frames pin locals, an interpreter), and its next chunks
+// are big enough that its depth rarely goes back and forth across a chunk
+// boundary: 16 KiB, then doubling up to 64 KiB.
 constexpr size_t kFirstChunk = 512;
+constexpr size_t kSecondChunk = 16 * 1024;
 constexpr size_t kMaxChunk = 64 * 1024;
 // Chunks given back stay with the thread, up to this many bytes, for the
 // next task's (or the same task's) next chunk: a recursion whose frames
@@ -45,7 +48,9 @@ struct ChunkCache {
 thread_local ChunkCache t_cached;
 
 PinChunk *new_chunk(size_t need, const PinChunk *prev) {
-  size_t bytes = prev ? prev->bytes * 2 : kFirstChunk;
+  size_t bytes = !prev                         ? kFirstChunk
+                 : prev->bytes < kSecondChunk ? kSecondChunk
+                                              : prev->bytes * 2;
   if (bytes > kMaxChunk)
     bytes = kMaxChunk;
   while (bytes < need + sizeof(PinChunk))
