@@ -62,8 +62,6 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
   const Stack fresh = allocate_stack(new_size);
   c.used = old.hi - block;
   c.block = fresh.hi - c.used;
-  memcpy(reinterpret_cast<void *>(c.block), reinterpret_cast<void *>(block),
-         c.used);
   if (cfg.verify)
     memset(reinterpret_cast<void *>(fresh.lo), kPoison, c.block - fresh.lo);
 
@@ -71,6 +69,7 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
                 reinterpret_cast<uintptr_t>(__copystack_task_return));
   if (cfg.verify_scan)
     rel.enable_verify(c.block);
+  rel.copy(c.block, block, c.used);
   if (kind == Block::kMoreStack) {
     CS_CHECK(asker, "a growth names the function that asked");
     rel.run(walk_from_morestack(

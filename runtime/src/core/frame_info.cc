@@ -169,6 +169,7 @@ void flatten_words(FrameInfo &fi) {
   fi.valists = make_list(va, fi.nvalists);
   fi.regsaves = make_list(rs, fi.nregsaves);
   fi.skip = make_runs(words, fi.nskip);
+  fi.plain = !fi.nskip && !fi.njmpbufs && !fi.nvalists && !fi.nregsaves;
 }
 
 static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {

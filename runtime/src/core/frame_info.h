@@ -38,6 +38,9 @@ struct FrameInfo {
   };
   const Run *skip = nullptr;
   uint32_t nskip = 0;
+  // No skip runs and no slots naming memory off the frame: the copy's range
+  // check is all the frame needs.
+  bool plain = true;
   // Offsets of COPYSTACK_OBJ_JMPBUF_REF slots (scanned as words too: the
   // slot is a pointer itself), whose jmp_bufs are relocated after it.
   const int32_t *jmpbufs = nullptr;
