@@ -1,6 +1,7 @@
 // frame_info.cc: frame maps from the magic prefix, callee-saved register
 // slots from the unwind tables (frame_info.h, eh_frame.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/frame_info.h"
 #include "core/eh_frame.h"
 #include "platform/fatal.h"
@@ -63,7 +64,9 @@ const copystack_frame_map *map_for_entry(uintptr_t entry) {
   if (version != COPYSTACK_ABI_VERSION || map->version != COPYSTACK_ABI_VERSION)
     fatal("function %s was compiled for copystack ABI version %u; this "
           "runtime implements version %d: rebuild it with the matching plugin",
-          map->version == COPYSTACK_ABI_VERSION ? map->name : symbol_name(entry),
+          Demangled(map->version == COPYSTACK_ABI_VERSION ? map->name
+                                                          : symbol_name(entry))
+              .str(),
           version, COPYSTACK_ABI_VERSION);
   auto *resolved = reinterpret_cast<std::atomic<uint32_t> *>(&map->resolved);
   if (!resolved->load(std::memory_order_acquire)) {

@@ -222,9 +222,7 @@ uint64_t read_max_map_count() {
 }
 
 void init_arena() {
-  if (const char *e = getenv("COPYSTACK_VERIFY_ARENA_GIB"))
-    if (unsigned long gib = strtoul(e, nullptr, 10))
-      g_verify_arena = size_t(gib) << 30;
+  g_verify_arena = size_t(config().verify_arena_gib) << 30;
   void *p = mmap(nullptr, g_verify_arena, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)

@@ -1,5 +1,6 @@
 // verify.cc: naming the faults verify mode provokes (verify.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/verify.h"
 #include "platform/config.h"
 #include "platform/constants.h"
@@ -34,12 +35,13 @@ void handler(int sig, siginfo_t *si, void *uctx) {
     fatal("stack overflow: %s (pc %#lx) ran into the page below the stack "
           "[%#lx, %#lx) at %#lx: code without a prologue check used more "
           "than the %d-byte guard",
-          symbol_name(pc), (unsigned long)pc, (unsigned long)th.task_lo,
+          Demangled(symbol_name(pc)).str(), (unsigned long)pc,
+          (unsigned long)th.task_lo,
           (unsigned long)th.task_hi, (unsigned long)addr, COPYSTACK_GUARD);
   char what[256];
   if (describe_fenced_address(addr, what, sizeof what))
     fatal("verify: %s (pc %#lx) used a pointer the relocation missed: %s",
-          symbol_name(pc), (unsigned long)pc, what);
+          Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
   // Not ours: let the fault happen again under the previous disposition.
   system_sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus,
                    nullptr);

@@ -52,6 +52,10 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
+// Every worker idle with nothing queued, no retired worker still running,
+// no bound task running (the deadlock check, deadlock.h).
+bool scheduler_quiet();
+
 // A thread that runs one bound task (copystack_run, a thread's start
 // routine): the task runs there and nowhere else, and the thread waits on
 // this while the task is parked.

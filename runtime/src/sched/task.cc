@@ -17,6 +17,7 @@
 #include <mutex>
 #include <cstdlib>
 #include <new>
+#include <time.h>
 
 extern "C" {
 __thread copystack_rt::Thread __copystack_thread
@@ -96,6 +97,9 @@ Task *reset(Task *t) {
   t->runner = nullptr;
   t->select = nullptr;
   t->wait = Waiter{};
+  t->spawn_pc = 0;
+  t->wait_since = 0;
+  t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   return t;
 }
 
@@ -278,6 +282,36 @@ void begin_running(Task *t) {
 
 void end_running(Task *t) {
   t->state.store(kSuspended, std::memory_order_release);
+}
+
+bool hold_task(Task *t) {
+  uint8_t expected = kSuspended;
+  return t->state.compare_exchange_strong(expected, kShrinking,
+                                          std::memory_order_acquire);
+}
+
+void release_task(Task *t) {
+  t->state.store(kSuspended, std::memory_order_release);
+}
+
+uint32_t coarse_ms() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<uint32_t>(static_cast<uint64_t>(ts.tv_sec) * 1000 +
+                               static_cast<uint64_t>(ts.tv_nsec) / 1000000);
+}
+
+void outside_task(const char *call) {
+  fatal("%s was called on a thread that is not running a task: only a task "
+        "can block (wait, sleep or yield). Run the code as a task: "
+        "copystack_go, copystack_run, or main built with the copystack "
+        "drivers",
+        call);
+}
+
+void set_waiting(Task *t, WaitReason r) {
+  t->wait_since = coarse_ms();
+  t->wait_reason.store(r, std::memory_order_release);
 }
 
 uint64_t task_bytes_sys() { return g_task_bytes.load(); }

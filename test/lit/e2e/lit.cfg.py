@@ -11,6 +11,8 @@
 #   %cc, %cxx   the drivers, with this variant's -O level
 #   %run        the environment of this variant
 #   %cs_version copystack's version (project() in CMakeLists.txt)
+#   %exits N    runs the rest of the line and fails unless its exit status
+#               is N (fatal errors: 2)
 #   REQUIRES: normal / verify / stress / O0 / O2 select variants.
 import os
 import lit.formats
@@ -36,6 +38,9 @@ run = {"normal": "env",
        "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))
 config.substitutions.append(("%cs_version", config.cs_version))
+config.substitutions.append(
+    ("%exits", "sh " + os.path.join(config.test_source_root, "Inputs",
+                                     "exit-status.sh")))
 config.available_features.add(config.cs_mode)
 import shutil
 if shutil.which("gdb"):
