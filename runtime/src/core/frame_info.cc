@@ -1,6 +1,7 @@
 // frame_info.cc: frame maps from the magic prefix, callee-saved register
 // slots from the unwind tables (frame_info.h, eh_frame.h).
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
 #include "platform/demangle.h"
 #include "core/frame_info.h"
 #include "core/eh_frame.h"
@@ -38,7 +39,11 @@ struct TlsEntry {
   uintptr_t ra;
   const FrameInfo *info;
 };
-thread_local TlsEntry t_cache[kTlsCache];
+struct FrameCache {
+  TlsEntry call_sites[kTlsCache];
+  TlsEntry last_function; // frame_info_for_function's
+};
+FrameCache &cache() { return thread_block<FrameCache>(kSlotFrameCache); }
 
 } // namespace
 
@@ -207,7 +212,7 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
 }
 
 const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
-  TlsEntry &e = t_cache[(ra >> 2) % kTlsCache];
+  TlsEntry &e = cache().call_sites[(ra >> 2) % kTlsCache];
   if (e.ra == ra)
     return e.info;
   // The return address is the instruction after the call; the call itself
@@ -232,7 +237,7 @@ const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
 }
 
 const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
-  static thread_local TlsEntry last;
+  TlsEntry &last = cache().last_function;
   if (last.ra == pc)
     return last.info;
   std::unique_lock<std::mutex> g(g_cache_lock);

@@ -1,5 +1,6 @@
 // stack_alloc.cc: power-of-two stacks from the OS (stack_alloc.h).
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
 #include "core/stack_alloc.h"
 #include "platform/config.h"
 #include "platform/constants.h"
@@ -93,7 +94,6 @@ struct StackCache {
       }
   }
 };
-thread_local StackCache t_stacks;
 FreeStack *g_large[kLargeClasses];
 size_t g_large_bytes;
 // Free stacks whose memory went back to the OS (scavenge()): their
@@ -354,7 +354,7 @@ Stack allocate_stack(size_t size) {
     s.hi = s.lo + size;
     return s;
   }
-  StackCache &tc = t_stacks;
+  StackCache &tc = thread_block<StackCache>(kSlotStackCache);
   if (tc.n[c] == 0) {
     std::lock_guard<std::mutex> g(g_lock);
     refill(c, size);
@@ -400,7 +400,7 @@ void release_stack(Stack s, bool to_pool) {
     g_free[c] = f;
     return;
   }
-  StackCache &tc = t_stacks;
+  StackCache &tc = thread_block<StackCache>(kSlotStackCache);
   if (tc.n[c] >= cache_cap(c)) {
     std::lock_guard<std::mutex> g(g_lock);
     while (tc.n[c] > cache_cap(c) / 2) {

@@ -22,6 +22,18 @@ struct Task;
 struct PinChunk;
 struct Worker;
 
+// The per-thread blocks of thread_heap.h, one slot per kind.
+enum ThreadSlot { kSlotStackCache, kSlotTaskCache, kSlotFrameCache,
+                  kNumThreadSlots };
+
+// They belong to the OS thread, not to the task context that a bound run
+// saves and restores by copying the Thread (scheduler.cc run_bound):
+// copying a Thread leaves them alone.
+struct ThreadSlots {
+  void *p[kNumThreadSlots];
+  ThreadSlots &operator=(const ThreadSlots &) { return *this; }
+};
+
 struct Thread {
   uintptr_t sched_sp;
   uintptr_t task_limit;
@@ -43,6 +55,7 @@ struct Thread {
   // monitor a worker is stuck in one.
   uint64_t foreign_seq;
   Worker *worker; // the scheduler worker this thread is, or null
+  ThreadSlots slots;
 };
 
 static_assert(offsetof(Thread, sched_sp) == THREAD_SCHED_SP, "asm_offsets.h");

@@ -1,6 +1,7 @@
 // task.cc: creating and destroying tasks; the slabs every task structure
 // lives in, and the descriptor debuggers find them by.
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
 #include "sched/task.h"
 #include "sched/learn.h"
 #include "platform/config.h"
@@ -53,7 +54,6 @@ struct TaskCache {
     g_free_tasks = t;
   }
 };
-thread_local TaskCache t_tasks;
 
 // Every slab, for for_each_task: a chunked list that only grows, read
 // without a lock (a reader sees a prefix of it).
@@ -104,7 +104,7 @@ Task *reset(Task *t) {
 }
 
 Task *new_task_struct() {
-  TaskCache &c = t_tasks;
+  TaskCache &c = thread_block<TaskCache>(kSlotTaskCache);
   if (c.n == 0) {
     std::lock_guard<std::mutex> g(g_free_lock);
     while (c.n < kCache / 2 && g_free_tasks) {
@@ -129,7 +129,7 @@ Task *new_task_struct() {
 }
 
 void free_task_struct(Task *t) {
-  TaskCache &c = t_tasks;
+  TaskCache &c = thread_block<TaskCache>(kSlotTaskCache);
   if (c.n == kCache) {
     std::lock_guard<std::mutex> g(g_free_lock);
     while (c.n > kCache / 2)

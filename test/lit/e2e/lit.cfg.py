@@ -11,6 +11,8 @@
 #   %cc, %cxx   the drivers, with this variant's -O level
 #   %run        the environment of this variant
 #   %cs_version copystack's version (project() in CMakeLists.txt)
+#   %host_cc    plain clang, for host programs built without copystack
+#   %cs_lib     the directory of libcopystack.so
 #   %exits N    runs the rest of the line and fails unless its exit status
 #               is N (fatal errors: 2)
 #   REQUIRES: normal / verify / stress / O0 / O2 select variants.
@@ -32,6 +34,9 @@ clang = os.path.join(config.cs_llvm_bin, "clang")
 plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "
          f"-L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack")
 config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
+# A host program that knows nothing of copystack: plain clang, no runtime.
+config.substitutions.append(("%host_cc", f"{clang} {opt}"))
+config.substitutions.append(("%cs_lib", config.cs_lib))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
        "verify": "env COPYSTACK_VERIFY=1",
