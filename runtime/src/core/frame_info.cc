@@ -260,4 +260,7 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   return fi;
 }
 
+void frame_info_fork_lock() { g_cache_lock.lock(); }
+void frame_info_fork_unlock() { g_cache_lock.unlock(); }
+
 } // namespace copystack_rt

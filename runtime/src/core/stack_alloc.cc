@@ -514,4 +514,16 @@ bool describe_fenced_address(uintptr_t addr, char *buf, size_t len) {
   return true;
 }
 
+void stack_alloc_fork_lock() {
+  g_lock.lock();
+  guarded_half().lock.lock();
+  dense_half().lock.lock();
+}
+
+void stack_alloc_fork_unlock() {
+  dense_half().lock.unlock();
+  guarded_half().lock.unlock();
+  g_lock.unlock();
+}
+
 } // namespace copystack_rt

@@ -87,6 +87,13 @@ RuntimeThread::~RuntimeThread() {
     g_runtime_threads.fetch_sub(1);
 }
 
+void deadlock_fork_lock() { g_check_lock.lock(); }
+void deadlock_fork_unlock() { g_check_lock.unlock(); }
+
+void deadlock_after_fork_child() {
+  g_runtime_threads.store(t_runtime_depth > 0 ? 1 : 0);
+}
+
 void external_wait_begin() { g_external_waits.fetch_add(1); }
 void external_wait_end() { g_external_waits.fetch_sub(1); }
 

@@ -54,6 +54,15 @@ void external_wait_end();
 // Timers added and not fired to the end (timer.cc).
 uint64_t timers_pending();
 
+// fork(): the check and the timers, before it and after it; in the child,
+// only the forking thread is left (sched/fork.cc).
+void deadlock_fork_lock();
+void deadlock_fork_unlock();
+void deadlock_after_fork_child();
+void timers_fork_lock();
+void timers_fork_unlock();
+void timers_after_fork_child();
+
 // Looks, and stops the program if it is deadlocked. From any thread that is
 // not running a task.
 void check_deadlock();

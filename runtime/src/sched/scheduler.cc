@@ -507,6 +507,36 @@ void *monitor_main(void *) {
 
 void start_scheduler() { g_sched.started.call(start); }
 
+void scheduler_fork_lock() { g_sched.global_lock.lock(); }
+void scheduler_fork_unlock() { g_sched.global_lock.unlock(); }
+
+void scheduler_after_fork_child() {
+  if (!g_sched.started.done())
+    return;
+  Thread &th = __copystack_thread;
+  Worker *me = th.worker;
+  g_sched.worker_threads.store(me ? 1 : 0);
+  g_sched.bound_running.store(th.task && th.task->runner ? 1 : 0);
+  g_sched.nidle.store(0);
+  g_sched.nspinning.store(0);
+  // Every slot but the forking thread's gets a new thread; what was queued
+  // on it is still there. Tasks that were running on the other threads
+  // are lost with them.
+  for (int i = 0; i < g_sched.nworkers; ++i) {
+    Worker *w = g_sched.workers[i].load();
+    w->idle.store(false);
+    w->sleep_word.store(0);
+    w->stuck_polls = 0;
+    if (w == me)
+      continue;
+    w->thread.store(nullptr);
+    start_worker_thread(w);
+  }
+  pthread_t tid;
+  pthread_create(&tid, nullptr, monitor_main, nullptr);
+  pthread_detach(tid);
+}
+
 bool scheduler_quiet() {
   int n = g_sched.nworkers.load();
   return g_sched.nidle.load() == n && g_sched.worker_threads.load() == n &&

@@ -316,4 +316,14 @@ void set_waiting(Task *t, WaitReason r) {
 
 uint64_t task_bytes_sys() { return g_task_bytes.load(); }
 
+void task_fork_lock() {
+  g_free_lock.lock();
+  g_slab_lock.lock();
+}
+
+void task_fork_unlock() {
+  g_slab_lock.unlock();
+  g_free_lock.unlock();
+}
+
 } // namespace copystack_rt

@@ -135,6 +135,10 @@ void release_task(Task *t);
 // primitive's lock: whoever wakes it sees the record).
 void set_waiting(Task *t, WaitReason r);
 
+// fork(): the task structures' locks (sched/fork.cc).
+void task_fork_lock();
+void task_fork_unlock();
+
 // A blocking call (`call`) on a thread that runs no task: stops the
 // program with a message saying so.
 [[noreturn]] void outside_task(const char *call);

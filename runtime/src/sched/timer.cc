@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <pthread.h>
 #include <queue>
 #include <thread>
 #include <vector>
@@ -88,6 +89,15 @@ void add(const Timer &t) {
 } // namespace
 
 uint64_t timers_pending() { return g_pending.load(); }
+
+void timers_fork_lock() { g_timers.lock.lock(); }
+void timers_fork_unlock() { g_timers.lock.unlock(); }
+
+// The timer thread is gone in the child; its heap is not.
+void timers_after_fork_child() {
+  if (g_timers.started.done())
+    std::thread(timer_thread).detach();
+}
 
 } // namespace copystack_rt
 
