@@ -13,6 +13,7 @@
 #   %cs_version copystack's version (project() in CMakeLists.txt)
 #   %host_cc    plain clang, for host programs built without copystack
 #   %cs_lib     the directory of libcopystack.so
+#   %cs_bin     the directory of the drivers
 #   %exits N    runs the rest of the line and fails unless its exit status
 #               is N (fatal errors: 2)
 #   REQUIRES: normal / verify / stress / O0 / O2 select variants.
@@ -37,6 +38,7 @@ config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
 # A host program that knows nothing of copystack: plain clang, no runtime.
 config.substitutions.append(("%host_cc", f"{clang} {opt}"))
 config.substitutions.append(("%cs_lib", config.cs_lib))
+config.substitutions.append(("%cs_bin", config.cs_bin))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
        "verify": "env COPYSTACK_VERIFY=1",
