@@ -278,10 +278,11 @@ const Knob kKnobs[] = {
 };
 
 // COPYSTACK_* variables that copystack's own scripts read (scripts/test,
-// scripts/csmith-diff): not settings of the runtime, and not typos.
+// scripts/csmith-diff, scripts/test-install): not settings of the runtime,
+// and not typos.
 const char *const kScriptVariables[] = {
     "COPYSTACK_BUILD_DIR", "COPYSTACK_CLEAN", "COPYSTACK_CSMITH",
-    "COPYSTACK_SKIP_TSAN"};
+    "COPYSTACK_SKIP_DEB", "COPYSTACK_SKIP_TSAN"};
 
 constexpr const char kPrefix[] = "COPYSTACK_";
 
