@@ -17,8 +17,8 @@ namespace {
 
 // The call site that started a task, for "created by" in the task dump.
 // From a task, the API runs behind the foreign-call trampoline, whose frame
-// on the task stack holds the instrumented caller's return address (its
-// saved %rbp, then the return address, above foreign_sp's word; switch.S).
+// on the task stack holds the instrumented caller's return address
+// (thread.h foreign_caller).
 // Outside a task, instrumented code calls through a thunk the trampoline
 // jumps to (passes/ForeignCalls.cpp), which keeps a frame pointer and
 // returns right after the call ("pop %rbp; ret", or "leave; ret"): then
@@ -27,8 +27,9 @@ namespace {
 // Otherwise the API function's own return address.
 uintptr_t caller_pc(void *return_address, void *frame) {
   const Thread &th = __copystack_thread;
-  if (th.task && th.foreign_sp)
-    return *reinterpret_cast<const uintptr_t *>(th.foreign_sp + 16);
+  uintptr_t pc, fp;
+  if (th.task && foreign_caller(th, &pc, &fp))
+    return pc;
   auto *ra = static_cast<const uint8_t *>(return_address);
   if ((ra[0] == 0x5d || ra[0] == 0xc9) && ra[1] == 0xc3 && frame)
     return static_cast<const uintptr_t *>(frame)[1];

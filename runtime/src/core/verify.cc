@@ -31,8 +31,16 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   auto *uc = static_cast<ucontext_t *>(uctx);
   auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   Thread &th = __copystack_thread;
+  // The task dump starts at the faulting instruction (its frames take pcs
+  // as return addresses, one byte past a call) and the function's %rbp,
+  // when the fault is on the task's own stack.
+  auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  bool on_task = th.task && sp >= th.task_lo && sp < th.task_hi;
+  uintptr_t dump_pc = on_task ? pc + 1 : 0;
+  uintptr_t dump_fp =
+      on_task ? static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]) : 0;
   if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
-    fatal("stack overflow: %s (pc %#lx) ran into the page below the stack "
+    fatal_at(dump_pc, 0, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
           "[%#lx, %#lx) at %#lx: code without a prologue check used more "
           "than the %d-byte guard",
           Demangled(symbol_name(pc)).str(), (unsigned long)pc,
@@ -40,7 +48,8 @@ void handler(int sig, siginfo_t *si, void *uctx) {
           (unsigned long)th.task_hi, (unsigned long)addr, COPYSTACK_GUARD);
   char what[256];
   if (describe_fenced_address(addr, what, sizeof what))
-    fatal("verify: %s (pc %#lx) used a pointer the relocation missed: %s",
+    fatal_at(dump_pc, 0, dump_fp,
+             "verify: %s (pc %#lx) used a pointer the relocation missed: %s",
           Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
   // Not ours: let the fault happen again under the previous disposition.
   system_sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus,

@@ -126,12 +126,10 @@ void walk_current(Frames &f, const Thread &th, uintptr_t pc,
                   uintptr_t caller_pc, uintptr_t fp) {
   if (pc) {
     walk(f, pc, caller_pc, fp, th.task_lo, th.task_hi);
-  } else if (uintptr_t sp = th.foreign_sp) {
-    // The trampoline's frame (switch.S): the task's %rbp, then the return
-    // address into the instrumented caller, above foreign_sp.
-    auto *tramp = reinterpret_cast<const uintptr_t *>(sp);
-    if (sp >= th.task_lo && sp + 24 <= th.task_hi)
-      walk(f, tramp[2], 0, tramp[1], th.task_lo, th.task_hi);
+  } else {
+    uintptr_t ret, rbp;
+    if (foreign_caller(th, &ret, &rbp))
+      walk(f, ret, 0, rbp, th.task_lo, th.task_hi);
   }
 }
 
