@@ -27,7 +27,7 @@ int main(void) {
   return 0;
 }
 // CHECK: fatal error: all tasks are asleep - deadlock!
-// CHECK-DAG: task {{[0-9]+}} [chan receive, {{[0-9]+}} {{ms|s}}]:
+// CHECK-DAG: task 2 [chan receive, {{[0-9]+}} {{ms|s}}]:
 // CHECK-DAG: receive_forever at {{.*}}deadlock_channel.c:13
 // CHECK-DAG: created by main at {{.*}}deadlock_channel.c:23
 // CHECK-DAG: task 1 [chan receive, {{[0-9]+}} {{ms|s}}]:
