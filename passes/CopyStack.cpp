@@ -10,6 +10,7 @@
 #include "Policy.h"
 #include "Setjmp.h"
 #include "StackDepthChecks.h"
+#include "TargetCheck.h"
 #include "ThreadIdentity.h"
 #include "VaListSlots.h"
 #include "VarargShims.h"
@@ -163,6 +164,11 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   // -fplugin and -fpass-plugin together register the pass twice.
   if (M.getModuleFlag(names::ModuleFlag))
     return PreservedAnalyses::all();
+  std::string Unsupported = unsupportedModule(M);
+  if (!Unsupported.empty()) {
+    M.getContext().emitError(Unsupported);
+    return PreservedAnalyses::all();
+  }
   M.addModuleFlag(Module::Warning, names::ModuleFlag, 1);
 
   readAnnotations(M);

@@ -32,7 +32,12 @@ extern "C" {
 void copystack_run(void (*fn)(void *), void *arg);
 
 /* Starts fn(arg) as a new task (Go's "go fn(arg)"). From anywhere: a task,
- * or an ordinary thread (which starts the scheduler). */
+ * or an ordinary thread (which starts the scheduler). A null fn stops the
+ * program with a message naming the call, as does a null handle (channel,
+ * wait group, mutex, output structure) anywhere in this API; the exceptions
+ * are copystack_chan_release(NULL), which does nothing (like free), the
+ * length and capacity of a null channel, 0 (as Go's of a nil channel), and
+ * a select case on a null channel, which never proceeds. */
 void copystack_go(void (*fn)(void *), void *arg);
 
 /* For copystack.hpp: a task that will call fn(closure), where closure is
@@ -43,6 +48,12 @@ void *__copystack_go_prepare(void (*fn)(void *), void **closure);
 void *__copystack_go_prepare_sized(void (*fn)(void *), void **closure,
                                    size_t stack_bytes);
 void __copystack_go_commit(void *task);
+/* The same, with the call site that started the task (for the task
+ * dump's "created by"). */
+void __copystack_go_commit_at(void *task, void *site);
+/* For copystack.hpp: stops the program with the message what (a misuse the
+ * C++ API detects: an empty callable, the close of a nil channel). */
+__attribute__((noreturn)) void __copystack_misuse(const char *what);
 
 
 /* Tasks that exist: started and not yet returned, main included (Go's
@@ -50,8 +61,10 @@ void __copystack_go_commit(void *task);
 uint64_t copystack_num_tasks(void);
 
 /* Worker threads that run tasks (Go's GOMAXPROCS): the number of CPUs by
- * default, or COPYSTACK_WORKERS. Takes effect if called before the first
- * task is started; returns the previous value. */
+ * default, or COPYSTACK_WORKERS. Returns the previous value (the count
+ * that was in effect). The count is fixed once the scheduler has started
+ * (the first task; with the drivers, before main): a different count then
+ * stops the program with a message, the same count is accepted. */
 int copystack_set_workers(int n);
 int copystack_workers(void);
 

@@ -1,5 +1,6 @@
 // copy.cc: moving a task's stack (copy.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/copy.h"
 #include "core/stack_alloc.h"
 #include "core/verify.h"
@@ -82,7 +83,7 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
       report("verify: %u suspicious word(s) after moving the stack of task "
              "%lu (%s)",
              n, (unsigned long)t->id,
-             asker ? asker->name() : "suspended");
+             Demangled(asker ? asker->name() : "suspended").str());
 
   t->stack = fresh;
   t->copies++;

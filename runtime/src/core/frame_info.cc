@@ -1,6 +1,8 @@
 // frame_info.cc: frame maps from the magic prefix, callee-saved register
 // slots from the unwind tables (frame_info.h, eh_frame.h).
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
+#include "platform/demangle.h"
 #include "core/frame_info.h"
 #include "core/eh_frame.h"
 #include "platform/fatal.h"
@@ -37,7 +39,11 @@ struct TlsEntry {
   uintptr_t ra;
   const FrameInfo *info;
 };
-thread_local TlsEntry t_cache[kTlsCache];
+struct FrameCache {
+  TlsEntry call_sites[kTlsCache];
+  TlsEntry last_function; // frame_info_for_function's
+};
+FrameCache &cache() { return thread_block<FrameCache>(kSlotFrameCache); }
 
 } // namespace
 
@@ -63,7 +69,9 @@ const copystack_frame_map *map_for_entry(uintptr_t entry) {
   if (version != COPYSTACK_ABI_VERSION || map->version != COPYSTACK_ABI_VERSION)
     fatal("function %s was compiled for copystack ABI version %u; this "
           "runtime implements version %d: rebuild it with the matching plugin",
-          map->version == COPYSTACK_ABI_VERSION ? map->name : symbol_name(entry),
+          Demangled(map->version == COPYSTACK_ABI_VERSION ? map->name
+                                                          : symbol_name(entry))
+              .str(),
           version, COPYSTACK_ABI_VERSION);
   auto *resolved = reinterpret_cast<std::atomic<uint32_t> *>(&map->resolved);
   if (!resolved->load(std::memory_order_acquire)) {
@@ -209,7 +217,7 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
 }
 
 const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
-  TlsEntry &e = t_cache[(ra >> 2) % kTlsCache];
+  TlsEntry &e = cache().call_sites[(ra >> 2) % kTlsCache];
   if (e.ra == ra)
     return e.info;
   // The return address is the instruction after the call; the call itself
@@ -234,7 +242,7 @@ const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
 }
 
 const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
-  static thread_local TlsEntry last;
+  TlsEntry &last = cache().last_function;
   if (last.ra == pc)
     return last.info;
   std::unique_lock<std::mutex> g(g_cache_lock);
@@ -256,5 +264,8 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   last = TlsEntry{pc, fi};
   return fi;
 }
+
+void frame_info_fork_lock() { g_cache_lock.lock(); }
+void frame_info_fork_unlock() { g_cache_lock.unlock(); }
 
 } // namespace copystack_rt

@@ -76,6 +76,10 @@ const copystack_frame_map *map_for_entry(uintptr_t entry);
 // True when the 8 bytes before fn are COPYSTACK_MAGIC.
 bool is_instrumented(const void *fn);
 
+// fork(): the frame cache's lock, before it and after it (sched/fork.cc).
+void frame_info_fork_lock();
+void frame_info_fork_unlock();
+
 // A symbol name for pc (dladdr), for messages; never null.
 const char *symbol_name(uintptr_t pc);
 

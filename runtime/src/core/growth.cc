@@ -21,6 +21,7 @@
 // frame, not left behind by a returned one.
 #include "platform/split_stack_notes.h"
 #include "platform/config.h"
+#include "platform/demangle.h"
 #include "platform/fatal.h"
 #include "core/frame_info.h"
 #include "core/copy.h"
@@ -61,15 +62,21 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
   t->scrub_low = next < t->stack.lo || next > below ? t->stack.lo : next;
 }
 
-[[noreturn]] void over_limit(Task *t, size_t want, size_t max,
-                             const char *fn, size_t frame, size_t live) {
-  char a[32], b[32];
-  fatal("stack of task %lu would grow to %s, over the maximum stack size of "
-        "%s, when %s asked for a %zu-byte frame with %zu bytes of frames "
-        "live (copystack_set_max_stack() or COPYSTACK_MAX_STACK raise the "
-        "limit)",
-        (unsigned long)t->id, human(want, a, sizeof a), human(max, b, sizeof b),
-        fn, frame, live);
+// Go's "goroutine stack exceeds limit". The task dump starts at the
+// asking function (its frame is not built yet: its caller's return address
+// and %rbp are in the block).
+[[noreturn]] void over_limit(Task *t, const MoreStackBlock *blk, size_t want,
+                             size_t max, const char *fn, size_t frame,
+                             size_t live) {
+  char a[32], b[32], name[512];
+  fatal_at(blk->ret, blk->caller_ret, blk->rbp,
+           "stack of task %lu would grow to %s, over the maximum stack size "
+           "of %s, when %s asked for a %zu-byte frame with %zu bytes of "
+           "frames live (copystack_set_max_stack() or COPYSTACK_MAX_STACK "
+           "raise the limit)",
+           (unsigned long)t->id, human(want, a, sizeof a),
+           human(max, b, sizeof b), demangle(fn, name, sizeof name), frame,
+           live);
 }
 
 } // namespace
@@ -95,11 +102,12 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   if (*reinterpret_cast<const uint8_t *>(b->ret) != 0xc3)
     fatal("__morestack was called from %s (%#lx), not from an LLVM "
           "split-stack prologue",
-          symbol_name(b->ret), (unsigned long)b->ret);
+          Demangled(symbol_name(b->ret)).str(), (unsigned long)b->ret);
   const char *why = "unknown";
   const FrameInfo *asker = frame_info_for_function(b->ret, &why);
   if (!asker)
-    fatal("__morestack was called from %s: %s", symbol_name(b->ret), why);
+    fatal("__morestack was called from %s: %s",
+          Demangled(symbol_name(b->ret)).str(), why);
 
   const size_t frame = b->r10;
   const size_t live = old.hi - sp;
@@ -111,7 +119,8 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
       b->r11 != asker->map->stack_arg_bytes)
     fatal("verify: the frame map of %s says %u bytes of stack arguments, "
           "LLVM's prologue says %lu",
-          asker->name(), asker->map->stack_arg_bytes, (unsigned long)b->r11);
+          Demangled(asker->name()).str(), asker->map->stack_arg_bytes,
+          (unsigned long)b->r11);
 
   if (fits && !cfg.stress) {
     if (cfg.verify)
@@ -124,7 +133,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
     size *= 2;
   const size_t max = cfg.max_stack.load();
   if (size > max)
-    over_limit(task, size, max, asker->name(), frame, live);
+    over_limit(task, b, size, max, asker->name(), frame, live);
 
   const Copy c = copy_stack(task, size, block, Block::kMoreStack, asker,
                             /*to_pool=*/false);

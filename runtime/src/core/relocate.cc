@@ -1,5 +1,6 @@
 // relocate.cc: rewriting the pointers of a copied stack (relocate.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/relocate.h"
 #include "platform/fatal.h"
 
@@ -228,7 +229,8 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
     return;
   }
   default:
-    fatal("frame map of %s has an object of unknown kind %u", map.name,
+    fatal("frame map of %s has an object of unknown kind %u",
+          Demangled(map.name).str(),
           o.kind);
   }
 }
@@ -238,7 +240,7 @@ void Relocator::broken(const char *what, uintptr_t at) const {
         "%s at %#lx (walked %zu frames, last %s)",
         (unsigned long)old_.lo, (unsigned long)old_.hi, (unsigned long)new_.lo,
         (unsigned long)new_.hi, what, (unsigned long)at, frames_.size(),
-        frames_.empty() ? "none" : frames_.back().name);
+        Demangled(frames_.empty() ? "none" : frames_.back().name).str());
 }
 
 void Relocator::run(const WalkStart &s) {
@@ -289,7 +291,7 @@ void Relocator::run(const WalkStart &s) {
       fi = lookup_.call_site(ra, &why);
       if (!fi)
         fatal("stack walk: return address %#lx (%s) on a copyable stack: %s",
-              (unsigned long)ra, symbol_name(ra), why);
+              (unsigned long)ra, Demangled(symbol_name(ra)).str(), why);
       last_ra_ = ra;
       last_fi_ = fi;
     }

@@ -4,6 +4,8 @@
 #include "platform/signals.h"
 #include "core/shrink.h"
 #include "sched/collect.h"
+#include "sched/deadlock.h"
+#include "sched/dump.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
@@ -76,6 +78,10 @@ struct Scheduler {
   // one spins, making a task runnable need not wake anyone.
   std::atomic<int> nspinning{0};
   std::atomic<uint64_t> live{0};
+  // Worker threads alive (spares and retired ones included), and bound
+  // tasks running now: for scheduler_quiet().
+  std::atomic<int> worker_threads{0};
+  std::atomic<int> bound_running{0};
 };
 
 Scheduler g_sched;
@@ -95,13 +101,8 @@ uint32_t fastrand(Worker *w) {
 }
 
 int default_workers() {
-  if (const char *v = getenv("COPYSTACK_WORKERS")) {
-    int n = atoi(v);
-    if (n < 1 || n > kMaxWorkers)
-      fatal("COPYSTACK_WORKERS=%s is not a number of workers from 1 to %d", v,
-            kMaxWorkers);
+  if (int n = config().workers) // COPYSTACK_WORKERS
     return n;
-  }
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
     return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
@@ -228,6 +229,8 @@ bool has_work() {
     return true;
   for (int i = 0; i < g_sched.nworkers; ++i) {
     Worker *v = g_sched.workers[i].load(std::memory_order_acquire);
+    if (!v)
+      return true; // the scheduler is starting
     if (v->tail.load(std::memory_order_acquire) !=
             v->head.load(std::memory_order_acquire) ||
         v->runnext.load(std::memory_order_acquire))
@@ -322,6 +325,7 @@ Task *find_work(Worker *w) {
       w->sleep_word.store(0);
       continue;
     }
+    check_deadlock(); // this may have been the last worker with work
     while (w->sleep_word.load() == 1)
       futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
     w->idle.store(false);
@@ -384,6 +388,8 @@ std::atomic<Task *> g_main_task{nullptr};
 
 void *worker_main(void *arg) {
   auto *w = static_cast<Worker *>(arg);
+  RuntimeThread counted;
+  g_sched.worker_threads.fetch_add(1);
   Thread &th = __copystack_thread;
   th.worker = w;
   w->thread.store(&th, std::memory_order_release);
@@ -400,6 +406,7 @@ void *worker_main(void *arg) {
     }
   }
   th.worker = nullptr;
+  g_sched.worker_threads.fetch_sub(1);
   return nullptr;
 }
 
@@ -440,6 +447,7 @@ void start() {
   pthread_t tid;
   pthread_create(&tid, nullptr, monitor_main, nullptr);
   pthread_detach(tid);
+  install_quit_handler();
 }
 
 // Go's sysmon, for one thing: a worker that has been in the same foreign
@@ -448,6 +456,7 @@ void start() {
 // the stuck worker's slot: the stuck thread, when its call returns, finishes
 // its task and then serves the slot's queue again alongside.
 void *monitor_main(void *) {
+  RuntimeThread counted;
   for (;;) {
     // Every 1 ms while any worker runs; every 10 ms while all are idle
     // (nothing can be stuck then), so an idle program does not wake often.
@@ -455,6 +464,7 @@ void *monitor_main(void *) {
     struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
     nanosleep(&ts, nullptr);
     maybe_collect();
+    check_deadlock();
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);
@@ -497,11 +507,48 @@ void *monitor_main(void *) {
 
 void start_scheduler() { g_sched.started.call(start); }
 
+void scheduler_fork_lock() { g_sched.global_lock.lock(); }
+void scheduler_fork_unlock() { g_sched.global_lock.unlock(); }
+
+void scheduler_after_fork_child() {
+  if (!g_sched.started.done())
+    return;
+  Thread &th = __copystack_thread;
+  Worker *me = th.worker;
+  g_sched.worker_threads.store(me ? 1 : 0);
+  g_sched.bound_running.store(th.task && th.task->runner ? 1 : 0);
+  g_sched.nidle.store(0);
+  g_sched.nspinning.store(0);
+  // Every slot but the forking thread's gets a new thread; what was queued
+  // on it is still there. Tasks that were running on the other threads
+  // are lost with them.
+  for (int i = 0; i < g_sched.nworkers; ++i) {
+    Worker *w = g_sched.workers[i].load();
+    w->idle.store(false);
+    w->sleep_word.store(0);
+    w->stuck_polls = 0;
+    if (w == me)
+      continue;
+    w->thread.store(nullptr);
+    start_worker_thread(w);
+  }
+  pthread_t tid;
+  pthread_create(&tid, nullptr, monitor_main, nullptr);
+  pthread_detach(tid);
+}
+
+bool scheduler_quiet() {
+  int n = g_sched.nworkers.load();
+  return g_sched.nidle.load() == n && g_sched.worker_threads.load() == n &&
+         g_sched.bound_running.load() == 0 && !has_work();
+}
+
 uint64_t live_tasks() { return g_sched.live.load(); }
 
 Task *parking_task() { return __copystack_thread.task; }
 
 void ready(Task *t) {
+  t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   if (Runner *r = t->runner) {
     std::lock_guard<std::mutex> g(r->lock);
     r->runnable = true;
@@ -555,6 +602,7 @@ void run_bound(Task *t) {
 }
 
 void run_bound(Task *t, BoundRun &b) {
+  RuntimeThread counted;
   prepare_signal_stack();
   prepare_verify_thread();
   t->runner = &b.runner;
@@ -564,8 +612,12 @@ void run_bound(Task *t, BoundRun &b) {
   b.saved_limit = read_limit();
   th.worker = nullptr; // what this task wakes goes to the global queue
   for (;;) {
-    if (execute(t))
+    g_sched.bound_running.fetch_add(1);
+    bool finished = execute(t);
+    g_sched.bound_running.fetch_sub(1);
+    if (finished)
       break;
+    check_deadlock(); // the bound task may have been the last to wait
     std::unique_lock<std::mutex> g(b.runner.lock);
     b.runner.cv.wait(g, [&] { return b.runner.runnable; });
     b.runner.runnable = false;
@@ -595,7 +647,21 @@ extern "C" {
 int copystack_set_workers(int n) {
   if (n < 1 || n > kMaxWorkers)
     fatal("copystack_set_workers(%d): from 1 to %d workers", n, kMaxWorkers);
-  return g_requested_workers.exchange(n);
+  // Before the scheduler starts the count is only a request; once it runs,
+  // the workers are fixed (the scheduler does not add or retire workers).
+  static std::mutex lock;
+  std::lock_guard<std::mutex> g(lock);
+  if (int running = g_sched.nworkers.load()) {
+    if (n != running)
+      fatal("copystack_set_workers(%d): the scheduler is already running "
+            "with %d workers, and the count cannot change once it runs; set "
+            "it before the first task starts (with the drivers, main is the "
+            "first task: use COPYSTACK_WORKERS=%d)",
+            n, running, n);
+    return running;
+  }
+  int previous = g_requested_workers.exchange(n);
+  return previous > 0 ? previous : default_workers();
 }
 
 int copystack_workers(void) {
@@ -617,7 +683,13 @@ void __copystack_yield_then(void *) {
   wake_one();
 }
 
-[[noreturn]] void __copystack_park_misuse(void) {
+[[noreturn]] void __copystack_park_misuse(void (*then)(void *)) {
+  if (!__copystack_thread.task)
+    outside_task(then == __copystack_yield_then   ? "copystack_yield"
+                 : then == __copystack_sleep_then ? "copystack_sleep_ns"
+                 : then == __copystack_select_unlock
+                     ? "copystack_select"
+                     : "a channel, wait group or mutex operation");
   fatal("a task tried to park (block on a channel, wait group, mutex, "
         "sleep or yield) from code running on the thread's own stack: a "
         "foreign call, a callback from one, or code built without the "

@@ -5,6 +5,7 @@
 #include "platform/split_stack_notes.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
+#include "sched/deadlock.h"
 #include "sched/scheduler.h"
 #include "platform/stats.h"
 #include "sched/sync.h"
@@ -12,8 +13,10 @@
 
 #include "copystack/copystack.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <pthread.h>
 #include <queue>
 #include <thread>
 #include <vector>
@@ -40,7 +43,11 @@ struct Timers {
 // program exits.
 Timers &g_timers = *new Timers;
 
+// Timers added and not yet fired to the end.
+std::atomic<uint64_t> g_pending{0};
+
 void timer_thread() {
+  RuntimeThread counted;
   std::unique_lock<std::mutex> g(g_timers.lock);
   for (;;) {
     if (g_timers.heap.empty()) {
@@ -64,6 +71,9 @@ void timer_thread() {
       chan_try_send(t.chan, &when);
       copystack_chan_release(t.chan);
     }
+    // Only now: until the task it wakes is runnable, the timer still
+    // counts as one that will wake somebody (the deadlock check).
+    g_pending.fetch_sub(1);
     g.lock();
   }
 }
@@ -71,11 +81,23 @@ void timer_thread() {
 void add(const Timer &t) {
   g_timers.started.call([] { std::thread(timer_thread).detach(); });
   std::lock_guard<std::mutex> g(g_timers.lock);
+  g_pending.fetch_add(1);
   g_timers.heap.push(t);
   g_timers.cv.notify_one();
 }
 
 } // namespace
+
+uint64_t timers_pending() { return g_pending.load(); }
+
+void timers_fork_lock() { g_timers.lock.lock(); }
+void timers_fork_unlock() { g_timers.lock.unlock(); }
+
+// The timer thread is gone in the child; its heap is not.
+void timers_after_fork_child() {
+  if (g_timers.started.done())
+    std::thread(timer_thread).detach();
+}
 
 } // namespace copystack_rt
 
@@ -86,7 +108,9 @@ extern "C" {
 uint64_t copystack_now_ns(void) { return now_ns(); }
 
 void __copystack_sleep_then(void *deadline) {
-  add(Timer{reinterpret_cast<uintptr_t>(deadline), parking_task(), nullptr});
+  Task *t = parking_task();
+  set_waiting(t, kWaitSleep); // before the timer can wake it
+  add(Timer{reinterpret_cast<uintptr_t>(deadline), t, nullptr});
 }
 
 copystack_chan *copystack_after(uint64_t ns) {

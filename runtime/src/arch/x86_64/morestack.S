@@ -35,9 +35,13 @@
 	 * notes here, under libgcc's name for it. */
 	.globl	__morestack_non_split
 	.type	__morestack_non_split,@function
+	/* The name instrumented shared libraries call (morestack_stub.S). */
+	.globl	__copystack_morestack
+	.type	__copystack_morestack,@function
 	.p2align 4
 __morestack:
 __morestack_non_split:
+__copystack_morestack:
 	.cfi_startproc
 	cmpq	$0, TCB_LIMIT
 	je	.Lspurious
@@ -158,6 +162,7 @@ __morestack_non_split:
 	.cfi_endproc
 	.size	__morestack, .-__morestack
 	.size	__morestack_non_split, .-__morestack_non_split
+	.size	__copystack_morestack, .-__copystack_morestack
 
 	/* Both split-stack notes: gold and lld leave calls into an object with
 	 * .note.GNU-split-stack alone, and do not insist on finding split-stack
