@@ -446,7 +446,8 @@ void start() {
 // call for two looks in a row (1-2 ms) while tasks wait is stuck, and a
 // spare worker thread takes its place until it comes back. The spare takes
 // the stuck worker's slot: the stuck thread, when its call returns, finishes
-// its task and then serves the slot's queue again alongside.
+// its task and what it had queued, then exits (what its task makes runnable
+// meanwhile goes to the global queue).
 void *monitor_main(void *) {
   for (;;) {
     // Every 1 ms while any worker runs; every 10 ms while all are idle
@@ -501,6 +502,15 @@ uint64_t live_tasks() { return g_sched.live.load(); }
 
 Task *parking_task() { return __copystack_thread.task; }
 
+// The worker whose queues a task made runnable here goes to: this thread's,
+// unless a spare has taken its slot (its queues then drain only when its
+// current foreign call returns, which may be never: a task that spawned
+// and went back to accept()).
+static Worker *own_worker() {
+  Worker *w = __copystack_thread.worker;
+  return w && !w->retired.load(std::memory_order_relaxed) ? w : nullptr;
+}
+
 void ready(Task *t) {
   if (Runner *r = t->runner) {
     std::lock_guard<std::mutex> g(r->lock);
@@ -508,7 +518,7 @@ void ready(Task *t) {
     r->cv.notify_one();
     return;
   }
-  Worker *w = __copystack_thread.worker;
+  Worker *w = own_worker();
   if (w) {
     // Run next on this worker; what was there goes to the queue.
     if (Task *old = w->runnext.exchange(t, std::memory_order_acq_rel))
@@ -522,7 +532,7 @@ void ready(Task *t) {
 void spawn(Task *t) {
   start_scheduler();
   g_sched.live.fetch_add(1);
-  Worker *w = __copystack_thread.worker;
+  Worker *w = own_worker();
   if (w)
     runq_put(w, t);
   else
