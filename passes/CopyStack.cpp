@@ -1,6 +1,7 @@
 //===- CopyStack.cpp - the copystack instrumentation pass ----------------===//
 #include "CopyStack.h"
 #include "Attributes.h"
+#include "BlockingCalls.h"
 #include "EscapeAnalysis.h"
 #include "Exceptions.h"
 #include "ForeignCalls.h"
@@ -36,6 +37,7 @@ STATISTIC(NumPinned, "Locals moved to the pinned area");
 STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
+STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
 
 namespace copystack {
 
@@ -168,6 +170,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   readAnnotations(M);
   splitVariadicFunctions(M);
   Policy P(M);
+  NumBlockingCalls += redirectBlockingCalls(M, P);
   SmallVector<Function *, 32> Work;
   for (Function &F : M) {
     if (F.isDeclaration())

@@ -9,6 +9,8 @@
 //     VarargShims       each variadic function becomes a shim and a body
 //     Policy            which functions are instrumented, and why not
 //                       (a warning for each that runs on the thread's stack)
+//     BlockingCalls     read, accept, poll, sleep... call the runtime's
+//                       wrappers, which park the task instead of blocking
 //     StackDepthChecks  warnings where code keeps stack addresses as integers
 //     EscapeAnalysis    nocapture inferred for the module's own parameters
 //   on each instrumented function

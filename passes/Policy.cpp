@@ -152,6 +152,8 @@ CallKind Policy::classify(const CallBase &CB) const {
     return CallKind::NotACall;
   if (G->getName() == names::Park)
     return CallKind::Direct;
+  if (G->isDeclaration() && G->getName().starts_with(names::BlockingPrefix))
+    return CallKind::Direct; // the runtime's instrumented wrappers
   if (isInstrumented(*G) && bindsToThisDefinition(*G))
     return CallKind::Direct;
   if (!G->isDeclaration() && !isInstrumented(*G) && G->hasLocalLinkage())

@@ -73,6 +73,10 @@
 #define COPYSTACK_SYM_PARK "__copystack_park"
 #define COPYSTACK_SYM_PIN_GROW "__copystack_pin_grow"
 #define COPYSTACK_SYM_PIN_RELEASE "__copystack_pin_release"
+/* The prefix of the runtime's wrappers for blocking C library calls, which
+ * instrumented code calls instead (passes/BlockingCalls.cpp; the list is
+ * COPYSTACK_BLOCKING_CALLS, runtime/src/sched/io_calls.c defines them). */
+#define COPYSTACK_BLOCKING_PREFIX "__copystack_blocking_"
 
 /* What the _begin half of a blocking primitive returns when the calling
  * task must park (copystack.h's inline functions, runtime/src/sched/sync.cc):
@@ -80,6 +84,17 @@
  * select (whose other results are case indexes) COPYSTACK_SELECT_MUST_PARK. */
 #define COPYSTACK_MUST_PARK 2
 #define COPYSTACK_SELECT_MUST_PARK (-2)
+
+/* The C library functions instrumented code calls through the runtime's
+ * wrappers (COPYSTACK_BLOCKING_PREFIX + name), which park the calling task
+ * instead of blocking its worker thread: X(name, parameter count). */
+#define COPYSTACK_BLOCKING_CALLS(X)                                            \
+  X(read, 3) X(write, 3) X(readv, 3) X(writev, 3) X(recv, 4)                   \
+  X(recvfrom, 6) X(recvmsg, 3) X(send, 4) X(sendto, 6) X(sendmsg, 3)           \
+  X(accept, 3) X(accept4, 4) X(connect, 3) X(poll, 3) X(ppoll, 4)              \
+  X(select, 5) X(sleep, 1) X(usleep, 1) X(nanosleep, 2)                        \
+  X(clock_nanosleep, 4) X(__read_chk, 4) X(__recv_chk, 5)                      \
+  X(__recvfrom_chk, 7) X(__poll_chk, 4)
 
 /* Every instrumented function is preceded by 16 bytes of prefix data:
  *

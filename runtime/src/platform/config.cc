@@ -64,6 +64,7 @@ static Config *load() {
   c.learn.store(env_default("COPYSTACK_LEARN", true));
   c.release.store(env_default("COPYSTACK_RELEASE", true));
   c.thread_tasks = env_default("COPYSTACK_THREADS", true);
+  c.netpoll = env_default("COPYSTACK_NETPOLL", true);
   if (const char *v = getenv("COPYSTACK_COLLECT_MS")) {
     char *end = nullptr;
     unsigned long long ms = strtoull(v, &end, 10);

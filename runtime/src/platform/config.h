@@ -24,6 +24,9 @@
 //                          asked, and under stack-memory pressure)
 //   COPYSTACK_THREADS=0    threads the program creates run their start
 //                          routines on their own stacks, not as tasks
+//   COPYSTACK_NETPOLL=0    blocking calls from tasks (read, accept, poll,
+//                          sleep...) block the worker as in foreign code,
+//                          instead of parking the task (sched/io.cc)
 #ifndef COPYSTACK_CONFIG_H
 #define COPYSTACK_CONFIG_H
 
@@ -38,6 +41,7 @@ struct Config {
   bool verify_scan = false;
   bool trace = false;
   bool thread_tasks = true;
+  bool netpoll = true;
   std::atomic<size_t> max_stack;
   // The start size set by the program (COPYSTACK_START_STACK,
   // copystack_set_start_stack), and the adaptive one the collector

@@ -11,6 +11,7 @@
 #include "platform/stats.h"
 #include "platform/thread.h"
 #include "core/verify.h"
+#include "sched/netpoll.h"
 
 #include "copystack/copystack.h"
 
@@ -247,6 +248,7 @@ void wake_one() {
     Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
     if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
       futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+      netpoll_wake(&w->sleep_word);
       return;
     }
   }
@@ -291,6 +293,8 @@ Task *find_work(Worker *w) {
     }
     if (Task *t = look(w, false))
       return t;
+    if (netpoll_inject())
+      continue;
     // Spin only while spinners are fewer than half the busy workers (Go's
     // rule): spinning must not take the CPU from the threads making work.
     int busy = g_sched.nworkers - g_sched.nidle.load();
@@ -322,8 +326,9 @@ Task *find_work(Worker *w) {
       w->sleep_word.store(0);
       continue;
     }
-    while (w->sleep_word.load() == 1)
-      futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
+    if (!netpoll_sleep(&w->sleep_word))
+      while (w->sleep_word.load() == 1)
+        futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
     w->idle.store(false);
     g_sched.nidle.fetch_sub(1);
   }
@@ -442,12 +447,13 @@ void start() {
   pthread_detach(tid);
 }
 
-// Go's sysmon, for one thing: a worker that has been in the same foreign
-// call for two looks in a row (1-2 ms) while tasks wait is stuck, and a
-// spare worker thread takes its place until it comes back. The spare takes
-// the stuck worker's slot: the stuck thread, when its call returns, finishes
-// its task and what it had queued, then exits (what its task makes runnable
-// meanwhile goes to the global queue).
+// Go's sysmon. It polls the network when no worker has for 10 ms
+// (netpoll.h), and replaces stuck workers: a worker that has been in the
+// same foreign call for two looks in a row (1-2 ms) while tasks wait is
+// stuck, and a spare worker thread takes its place until it comes back.
+// The spare takes the stuck worker's slot: the stuck thread, when its call
+// returns, finishes its task and what it had queued, then exits (what its
+// task makes runnable meanwhile goes to the global queue).
 void *monitor_main(void *) {
   for (;;) {
     // Every 1 ms while any worker runs; every 10 ms while all are idle
@@ -456,6 +462,8 @@ void *monitor_main(void *) {
     struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
     nanosleep(&ts, nullptr);
     maybe_collect();
+    uint64_t now = now_ns();
+    netpoll_monitor(now);
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);
