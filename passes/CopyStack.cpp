@@ -6,6 +6,7 @@
 #include "Exceptions.h"
 #include "ForeignCalls.h"
 #include "FrameMaps.h"
+#include "LoopPolls.h"
 #include "MemIntrinsics.h"
 #include "PinnedAllocas.h"
 #include "Policy.h"
@@ -38,6 +39,7 @@ STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
 STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
+STATISTIC(NumLoopPolls, "Preemption polls at loop back edges");
 
 namespace copystack {
 
@@ -139,6 +141,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   lowerThreadLocalAddresses(F);
   rewriteForeignCalls(F, P, Thunks, FS);
   checkStep(F, "foreign calls");
+  NumLoopPolls += insertLoopPolls(F, P);
+  checkStep(F, "loop polls");
   emitFrameMap(F, MS);
   checkStep(F, "frame maps");
   setAttributes(F);

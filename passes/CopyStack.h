@@ -25,6 +25,8 @@
 //     ThreadIdentity    thread_local addresses through per-variable accessors
 //     ForeignCalls      calls that may reach foreign code go through the
 //                       thread's stack
+//     LoopPolls         loops that reach no prologue check poll for
+//                       preemption at their back edges
 //     FrameMaps         localescape, resolver, frame map, magic prefix
 //     Attributes        "split-stack", frame pointers, unwind tables
 //   on the module again

@@ -65,6 +65,7 @@ static Config *load() {
   c.release.store(env_default("COPYSTACK_RELEASE", true));
   c.thread_tasks = env_default("COPYSTACK_THREADS", true);
   c.netpoll = env_default("COPYSTACK_NETPOLL", true);
+  c.preempt = env_default("COPYSTACK_PREEMPT", true);
   if (const char *v = getenv("COPYSTACK_COLLECT_MS")) {
     char *end = nullptr;
     unsigned long long ms = strtoull(v, &end, 10);

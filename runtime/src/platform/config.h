@@ -27,6 +27,9 @@
 //   COPYSTACK_NETPOLL=0    blocking calls from tasks (read, accept, poll,
 //                          sleep...) block the worker as in foreign code,
 //                          instead of parking the task (sched/io.cc)
+//   COPYSTACK_PREEMPT=0    tasks are never preempted (Go's
+//                          GODEBUG=asyncpreemptoff=1, and more: Go still
+//                          preempts at prologues then)
 #ifndef COPYSTACK_CONFIG_H
 #define COPYSTACK_CONFIG_H
 
@@ -42,6 +45,7 @@ struct Config {
   bool trace = false;
   bool thread_tasks = true;
   bool netpoll = true;
+  bool preempt = true;
   std::atomic<size_t> max_stack;
   // The start size set by the program (COPYSTACK_START_STACK,
   // copystack_set_start_stack), and the adaptive one the collector

@@ -12,6 +12,7 @@
 #include "platform/thread.h"
 #include "core/verify.h"
 #include "sched/netpoll.h"
+#include "sched/preempt.h"
 
 #include "copystack/copystack.h"
 
@@ -265,6 +266,8 @@ Task *look(Worker *w, bool take_runnext) {
     return t;
   if (Task *t = runq_get(w))
     return t;
+  if (Task *t = preempted_take())
+    return t;
   if (Task *t = global_get(w, Worker::kQueue / 2))
     return t;
   int n = g_sched.nworkers;
@@ -288,6 +291,8 @@ Task *find_work(Worker *w) {
   for (;;) {
     if (w->retired.load(std::memory_order_relaxed)) {
       if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
+        return t;
+      if (Task *t = preempted_take())
         return t;
       return runq_get(w); // null: the thread exits
     }
@@ -343,6 +348,7 @@ Task *find_work(Worker *w) {
 bool execute(Task *t) {
   Thread &th = __copystack_thread;
   begin_running(t); // t->stack is stable from here
+  __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
   th.task_lo = t->stack.lo;
   th.task_hi = t->stack.hi;
@@ -448,8 +454,9 @@ void start() {
 }
 
 // Go's sysmon. It polls the network when no worker has for 10 ms
-// (netpoll.h), and replaces stuck workers: a worker that has been in the
-// same foreign call for two looks in a row (1-2 ms) while tasks wait is
+// (netpoll.h), asks a task that has held its worker for a time slice to
+// yield (preempt.h), and replaces stuck workers: a worker that has been in
+// the same foreign call for two looks in a row (1-2 ms) while tasks wait is
 // stuck, and a spare worker thread takes its place until it comes back.
 // The spare takes the stuck worker's slot: the stuck thread, when its call
 // returns, finishes its task and what it had queued, then exits (what its
@@ -469,6 +476,7 @@ void *monitor_main(void *) {
       Thread *th = w->thread.load(std::memory_order_acquire);
       if (!th)
         continue;
+      preempt_watch(i, th, now);
       uint64_t seq = __atomic_load_n(&th->foreign_seq, __ATOMIC_RELAXED);
       uintptr_t in = __atomic_load_n(&th->foreign_sp, __ATOMIC_RELAXED);
       if (!in || seq != w->seen_seq) {
