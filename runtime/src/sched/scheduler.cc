@@ -312,6 +312,9 @@ Task *find_work(Worker *w) {
         // A victim's runnext only in the second half: by then its owner
         // has had time to run it.
         found = look(w, i >= kSpinRounds / 2);
+        // Tasks waiting on the network count as work about to come.
+        if (!found && netpoll_inject())
+          found = look(w, false);
       }
       // The last spinner to find work wakes another, so that one stays
       // available while work keeps coming (Go's resetspinning).
