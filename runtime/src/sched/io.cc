@@ -978,11 +978,21 @@ int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 
 using namespace copystack_rt;
 
+// Can the wrapper that made call c park? Only from the task's own stack,
+// where c lives then: not from instrumented code running on a thread's
+// stack (a callback from foreign code, a signal handler on the alternate
+// stack), where the call blocks as it always did.
+static bool can_park(const copystack_io_call *c) {
+  const Thread &th = __copystack_thread;
+  const auto at = reinterpret_cast<uintptr_t>(c);
+  return th.task && !th.task->runner && at >= th.task_lo && at < th.task_hi &&
+         config().netpoll;
+}
+
 extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
-  Task *t = __copystack_thread.task;
   auto *w = static_cast<IoWait *>(c->wait);
   WaitEnd end = w ? finish_wait(w) : kNotWaiting;
-  if (!w && (!t || t->runner || !config().netpoll))
+  if (!w && !can_park(c))
     return blocking(c, nullptr);
   switch (c->kind) {
   case COPYSTACK_IO_POLL:
