@@ -554,11 +554,7 @@ int64_t try_fd_wait(copystack_io_call *c) {
 // ETIMEDOUT for a deadline (copystack_fd_set_deadline), EINPROGRESS for a
 // connect, 0 for copystack_fd_wait; what was written, if anything.
 int timed_out(copystack_io_call *c, IoWait *w, PollDesc *pd, uint32_t dir) {
-  uint64_t d;
-  {
-    std::lock_guard<SpinLock> l(pd->lock);
-    d = pd->deadline[dir == kRead ? 0 : 1];
-  }
+  uint64_t d = pd->deadline[dir == kRead ? 0 : 1].load();
   bool deadline = d && now_ns() >= d;
   if (w->done && c->kind != COPYSTACK_IO_CONNECT)
     return finish(c, w, static_cast<int64_t>(w->done));
@@ -606,14 +602,11 @@ int fd_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     break; // first attempt, or kReady: try (again)
   }
 
-  {
-    std::lock_guard<SpinLock> l(pd->lock);
-    uint64_t d = pd->deadline[what.dir == kRead ? 0 : 1];
-    if (d && now_ns() >= d) {
-      if (done && c->kind != COPYSTACK_IO_CONNECT)
-        return finish(c, w, static_cast<int64_t>(done));
-      return fail(c, w, ETIMEDOUT);
-    }
+  uint64_t d = pd->deadline[what.dir == kRead ? 0 : 1].load();
+  if (d && now_ns() >= d) {
+    if (done && c->kind != COPYSTACK_IO_CONNECT)
+      return finish(c, w, static_cast<int64_t>(done));
+    return fail(c, w, ETIMEDOUT);
   }
   WaitRec snap;
   snapshot(&snap, pd, dirs);

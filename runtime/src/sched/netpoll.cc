@@ -222,7 +222,7 @@ void on_event(int fd, uint32_t gen, uint32_t events, Woken &out) {
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
     dirs |= kWrite;
   std::lock_guard<SpinLock> l(pd->lock);
-  if (pd->gen != gen)
+  if (pd->gen.load() != gen)
     return; // queued before the descriptor was closed
   if (dirs & kRead)
     pd->rseq.fetch_add(1);
@@ -336,7 +336,7 @@ bool watch_fd(PollDesc *pd, int fd) {
   g.init.call(start_poller);
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLPRI | EPOLLET;
-  ev.data.u64 = uint64_t(pd->gen) << 32 | static_cast<uint32_t>(fd);
+  ev.data.u64 = uint64_t(pd->gen.load()) << 32 | static_cast<uint32_t>(fd);
   // EEXIST: the descriptor was closed behind the runtime's back while a
   // duplicate kept its registration alive; take it over.
   if (epoll_ctl(g.epfd, EPOLL_CTL_ADD, fd, &ev) != 0 &&
@@ -353,10 +353,10 @@ void forget_fd(int fd) {
   Woken woken;
   {
     std::lock_guard<SpinLock> l(pd->lock);
-    if (!pd->registered && !pd->head && !pd->kind.load() && !pd->deadline[0] &&
-        !pd->deadline[1])
+    if (!pd->registered && !pd->head && !pd->kind.load() &&
+        !pd->deadline[0].load() && !pd->deadline[1].load())
       return; // never looked at since its last close
-    ++pd->gen;
+    pd->gen.fetch_add(1);
     wake_waiters(pd, kRead | kWrite, kClosed, woken);
     if (pd->registered)
       epoll_ctl(g.epfd, EPOLL_CTL_DEL, fd, nullptr);
@@ -365,7 +365,8 @@ void forget_fd(int fd) {
     pd->kind.store(0);
     pd->nonblock = 0;
     pd->timeo_known = false;
-    pd->deadline[0] = pd->deadline[1] = 0;
+    pd->deadline[0].store(0);
+    pd->deadline[1].store(0);
   }
   woken.ready_all();
 }
@@ -399,9 +400,9 @@ int set_fd_deadline(int fd, int dirs, uint64_t deadline) {
   {
     std::lock_guard<SpinLock> l(pd->lock);
     if (dirs & COPYSTACK_FD_READ)
-      pd->deadline[0] = deadline;
+      pd->deadline[0].store(deadline);
     if (dirs & COPYSTACK_FD_WRITE)
-      pd->deadline[1] = deadline;
+      pd->deadline[1].store(deadline);
     for (WaitRec *r = pd->head, *next; r; r = next) {
       next = r->next;
       IoWait *w = r->wait;
@@ -486,8 +487,7 @@ void free_wait(IoWait *w) {
 void snapshot(WaitRec *rec, PollDesc *pd, uint32_t dirs) {
   rec->pd = pd;
   rec->dirs = dirs;
-  std::lock_guard<SpinLock> l(pd->lock);
-  rec->gen = pd->gen;
+  rec->gen = pd->gen.load();
   rec->rseq = pd->rseq.load();
   rec->wseq = pd->wseq.load();
 }
@@ -613,13 +613,13 @@ void __copystack_io_park_then(void *arg) {
     PollDesc *pd = r->pd;
     if (!pd)
       continue;
-    if (pd->gen != r->gen)
+    if (pd->gen.load() != r->gen)
       early = kClosed;
     else if (((r->dirs & kRead) && pd->rseq.load() != r->rseq) ||
              ((r->dirs & kWrite) && pd->wseq.load() != r->wseq))
       early = kReady;
     if (w->fd_deadline_dir) {
-      uint64_t d = pd->deadline[w->fd_deadline_dir == kRead ? 0 : 1];
+      uint64_t d = pd->deadline[w->fd_deadline_dir == kRead ? 0 : 1].load();
       if (d && (!deadline || d < deadline))
         deadline = d;
     }

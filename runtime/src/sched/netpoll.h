@@ -70,10 +70,12 @@ struct WaitRec;
 
 // The poller's and io.cc's knowledge of one descriptor number, for its
 // current incarnation (gen): from the first time a task waits on it until
-// it is closed through the runtime's close() (io.cc forgets it).
+// it is closed through the runtime's close() (io.cc forgets it). The lock
+// guards the waiters' list and the caches; gen, the edge counts and the
+// deadlines change under it and are read without it.
 struct PollDesc {
   SpinLock lock;
-  uint32_t gen = 0;              // bumped when the descriptor is closed
+  std::atomic<uint32_t> gen{0};  // bumped when the descriptor is closed
   std::atomic<uint32_t> rseq{0}; // read edges epoll reported
   std::atomic<uint32_t> wseq{0}; // write edges
   bool registered = false;       // in the epoll set
@@ -85,7 +87,8 @@ struct PollDesc {
   uint32_t timeo_epoch = 0;     // when the timeouts were read
   bool timeo_known = false;
   uint64_t rcvtimeo = 0, sndtimeo = 0; // SO_RCVTIMEO, SO_SNDTIMEO (ns)
-  uint64_t deadline[2] = {0, 0};       // copystack_fd_set_deadline: read, write
+  // copystack_fd_set_deadline: read, write (0: none).
+  std::atomic<uint64_t> deadline[2] = {0, 0};
   WaitRec *head = nullptr, *tail = nullptr; // the records of waiting tasks
 };
 
