@@ -1,10 +1,12 @@
 //===- CopyStack.cpp - the copystack instrumentation pass ----------------===//
 #include "CopyStack.h"
 #include "Attributes.h"
+#include "BlockingCalls.h"
 #include "EscapeAnalysis.h"
 #include "Exceptions.h"
 #include "ForeignCalls.h"
 #include "FrameMaps.h"
+#include "LoopPolls.h"
 #include "MemIntrinsics.h"
 #include "PinnedAllocas.h"
 #include "Policy.h"
@@ -37,6 +39,8 @@ STATISTIC(NumPinned, "Locals moved to the pinned area");
 STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
+STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
+STATISTIC(NumLoopPolls, "Preemption polls at loop back edges");
 
 namespace copystack {
 
@@ -138,6 +142,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   lowerThreadLocalAddresses(F);
   rewriteForeignCalls(F, P, Thunks, FS);
   checkStep(F, "foreign calls");
+  NumLoopPolls += insertLoopPolls(F, P);
+  checkStep(F, "loop polls");
   emitFrameMap(F, MS);
   checkStep(F, "frame maps");
   setAttributes(F);
@@ -174,6 +180,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   readAnnotations(M);
   splitVariadicFunctions(M);
   Policy P(M);
+  NumBlockingCalls += redirectBlockingCalls(M, P);
   SmallVector<Function *, 32> Work;
   for (Function &F : M) {
     if (F.isDeclaration())

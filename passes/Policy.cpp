@@ -150,8 +150,12 @@ CallKind Policy::classify(const CallBase &CB) const {
     return CallKind::NotACall;
   if (G->hasFnAttribute(names::InPlaceAttr))
     return CallKind::NotACall;
+  if (G->getName() == names::Preempt)
+    return CallKind::NotACall; // the stack stays put (LoopPolls.h)
   if (G->getName() == names::Park)
     return CallKind::Direct;
+  if (G->isDeclaration() && G->getName().starts_with(names::BlockingPrefix))
+    return CallKind::Direct; // the runtime's instrumented wrappers
   if (isInstrumented(*G) && bindsToThisDefinition(*G))
     return CallKind::Direct;
   if (!G->isDeclaration() && !isInstrumented(*G) && G->hasLocalLinkage())

@@ -154,6 +154,46 @@ inline copystack_stats stats() {
   return s;
 }
 
+// ---- descriptors -----------------------------------------------------------------
+// read, write, accept, poll, sleep... in a task park it instead of blocking
+// its worker (docs/tasks.md, "Blocking calls"). Deadlines are Go's
+// SetDeadline, on steady_clock (the runtime's clock, CLOCK_MONOTONIC); a
+// default-constructed time_point means none.
+
+using deadline = std::chrono::steady_clock::time_point;
+
+namespace detail {
+inline uint64_t deadline_ns(deadline t) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                t.time_since_epoch())
+                .count();
+  return ns > 0 ? static_cast<uint64_t>(ns) : 0;
+}
+} // namespace detail
+
+// Blocking calls on fd in tasks, pending and future, fail with ETIMEDOUT
+// once t passes (Go's SetReadDeadline, SetWriteDeadline, SetDeadline). A
+// time already past cancels the pending ones. Returns 0, or -1 (errno).
+inline int set_read_deadline(int fd, deadline t) {
+  return copystack_fd_set_deadline(fd, COPYSTACK_FD_READ,
+                                   detail::deadline_ns(t));
+}
+inline int set_write_deadline(int fd, deadline t) {
+  return copystack_fd_set_deadline(fd, COPYSTACK_FD_WRITE,
+                                   detail::deadline_ns(t));
+}
+inline int set_deadline(int fd, deadline t) {
+  return copystack_fd_set_deadline(fd, COPYSTACK_FD_READ | COPYSTACK_FD_WRITE,
+                                   detail::deadline_ns(t));
+}
+
+// Parks the calling task until fd is ready for events (POLLIN, POLLOUT...)
+// or until `until`: the poll(2) revents, 0 at `until`, -1 with errno
+// (EBADF: closed meanwhile; ETIMEDOUT: fd's deadline passed).
+inline int wait_fd(int fd, int events, deadline until = deadline()) {
+  return copystack_fd_wait(fd, events, detail::deadline_ns(until));
+}
+
 // ---- channels ------------------------------------------------------------------
 
 namespace detail {

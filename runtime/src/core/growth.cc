@@ -12,7 +12,10 @@
 //      the new stack, relocated, installed; the old stack released.
 //   3. Install the new limit, and return the block's new address;
 //      morestack.S restores the registers there and resumes the function at
-//      its return address + 1, past LLVM's "ret".
+//      its return address + 1, past LLVM's "ret". When the check failed
+//      because the monitor asked the task to yield (the limit was
+//      COPYSTACK_PREEMPT_LIMIT, sched/preempt.h), bit 0 of the address says
+//      so, and morestack.S parks the task before it resumes.
 //
 // In stress mode every check lands here and the stack moves even when the
 // frame fits (Go's stackForceMove). In verify mode every check lands here
@@ -85,7 +88,7 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
 
 using namespace copystack_rt;
 
-extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
+extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   Thread &th = __copystack_thread;
   Task *task = th.task;
   if (!task)
@@ -103,6 +106,13 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
     fatal("__morestack was called from %s (%#lx), not from an LLVM "
           "split-stack prologue",
           Demangled(symbol_name(b->ret)).str(), (unsigned long)b->ret);
+  // The monitor asked the task to yield (sched/preempt.h): through the
+  // limit, or, while the thread was in the runtime, through preempt_seq.
+  const uintptr_t yield =
+      limit == COPYSTACK_PREEMPT_LIMIT ||
+              __atomic_load_n(&th.preempt_seq, __ATOMIC_RELAXED) == th.run_seq
+          ? 1
+          : 0;
   const char *why = "unknown";
   const FrameInfo *asker = frame_info_for_function(b->ret, &why);
   if (!asker)
@@ -125,7 +135,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   if (fits && !cfg.stress) {
     if (cfg.verify)
       scrub(task, block, frame);
-    return block;
+    return block | yield;
   }
 
   size_t size = fits ? old.size() : old.size() * 2;
@@ -160,5 +170,5 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   ev.ns = c.ns;
   ev.forced = !grew;
   publish_growth(ev);
-  return c.block;
+  return c.block | yield;
 }

@@ -231,6 +231,16 @@ const Knob kKnobs[] = {
      [](const Config &c, char *b, size_t n) {
        show_bool(c.thread_tasks, b, n);
      }},
+    {"COPYSTACK_NETPOLL", "1", kBoolForms,
+     "blocking calls from tasks (socket read, accept, poll, sleep...) park "
+     "the task on the network poller; 0: they block the worker",
+     [](Config &c, const char *v) { return parse_bool(v, &c.netpoll); },
+     [](const Config &c, char *b, size_t n) { show_bool(c.netpoll, b, n); }},
+    {"COPYSTACK_PREEMPT", "1", kBoolForms,
+     "a task that runs for a time slice yields at its next prologue or "
+     "loop back edge; 0: tasks are never preempted",
+     [](Config &c, const char *v) { return parse_bool(v, &c.preempt); },
+     [](const Config &c, char *b, size_t n) { show_bool(c.preempt, b, n); }},
     {"COPYSTACK_WORKERS", "the CPUs", "a number of workers from 1 to 1024",
      "worker threads that run tasks (Go's GOMAXPROCS)",
      [](Config &c, const char *v) {

@@ -23,6 +23,10 @@
 //   COPYSTACK_SHRINK, _ADAPTIVE, _LEARN, _RELEASE, _COLLECT_MS
 //                          the collection policy (copystack_policy)
 //   COPYSTACK_THREADS      threads' start routines run as tasks
+//   COPYSTACK_NETPOLL      blocking calls from tasks (read, accept, poll,
+//                          sleep...) park the task instead of blocking the
+//                          worker (sched/io.cc)
+//   COPYSTACK_PREEMPT      tasks that run for a time slice are preempted
 //   COPYSTACK_WORKERS      worker threads (default: the CPUs)
 //   COPYSTACK_TRACEBACK    what a fatal error prints: none, single, all,
 //                          crash (Go's GOTRACEBACK)
@@ -57,6 +61,8 @@ struct Config {
   Traceback traceback = kTracebackAll;
   // A path to llvm-symbolizer, or empty: look for one; "0": none.
   const char *symbolizer = "";
+  bool netpoll = true;
+  bool preempt = true;
   std::atomic<size_t> max_stack;
   // The start size set by the program (COPYSTACK_START_STACK,
   // copystack_set_start_stack), and the adaptive one the collector

@@ -55,6 +55,12 @@ struct Thread {
   // monitor a worker is stuck in one.
   uint64_t foreign_seq;
   Worker *worker; // the scheduler worker this thread is, or null
+  // Tasks this thread has started running (atomic: the monitor reads it to
+  // see a task that keeps its worker for a time slice, sched/preempt.h).
+  uint64_t run_seq;
+  // The run_seq of the task the monitor asked to yield (atomic): honoured
+  // at the next growth, for a task that spends its time in the runtime.
+  uint64_t preempt_seq;
   ThreadSlots slots;
 };
 
@@ -115,6 +121,8 @@ void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
                         uintptr_t new_limit);
 void __copystack_task_start();
 extern char __copystack_task_return[];
+// Where a task stopped by __copystack_preempt resumes (sched/preempt.h).
+extern char __copystack_preempt_resume[];
 void __copystack_foreign_call(void (*thunk)(void *), void *frame);
 }
 

@@ -405,7 +405,7 @@ const char *reason_name(uint8_t r) {
   case kWaitWaitGroup: return "wait group wait";
   case kWaitMutex: return "mutex lock";
   case kWaitSleep: return "sleep";
-  case kWaitExternal: return "external event";
+  case kWaitExternal: return "IO wait";
   default: return "runnable";
   }
 }

@@ -11,11 +11,13 @@
 //
 // What the child inherits: every task that was parked, sleeping or
 // runnable (it runs in the child as in the parent), channels, wait groups,
-// mutexes, timers and settings. Not inherited: tasks that were running on
-// other threads at the fork (their threads are gone, and so are they; a
-// channel or mutex one of them was inside at that moment stays locked),
-// and bound tasks of other threads (copystack_run, other threads' start
-// routines), whose threads are gone too. Forking from a task (main is one)
+// mutexes, timers and settings; tasks waiting on descriptors go on waiting
+// on the child's own epoll instance (netpoll.h). Not inherited: tasks that
+// were running on other threads at the fork (their threads are gone, and so
+// are they; a channel or mutex one of them was inside at that moment stays
+// locked), a task another thread preempted (it resumes only on that
+// thread), and bound tasks of other threads (copystack_run, other threads'
+// start routines), whose threads are gone too. Forking from a task (main is one)
 // is the usual case; the child's main task carries on on the forking
 // thread.
 #include "platform/split_stack_notes.h"
@@ -23,6 +25,7 @@
 #include "core/stack_alloc.h"
 #include "sched/collect.h"
 #include "sched/deadlock.h"
+#include "sched/netpoll.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
 
@@ -40,6 +43,7 @@ void prepare() {
   deadlock_fork_lock();
   task_fork_lock();
   timers_fork_lock();
+  netpoll_fork_lock();
   scheduler_fork_lock();
   frame_info_fork_lock();
   stack_alloc_fork_lock();
@@ -49,6 +53,7 @@ void release() {
   stack_alloc_fork_unlock();
   frame_info_fork_unlock();
   scheduler_fork_unlock();
+  netpoll_fork_unlock();
   timers_fork_unlock();
   task_fork_unlock();
   deadlock_fork_unlock();
@@ -60,6 +65,7 @@ void in_child() {
   deadlock_after_fork_child();
   scheduler_after_fork_child();
   timers_after_fork_child();
+  netpoll_after_fork_child();
 }
 
 __attribute__((constructor)) void register_fork_handlers() {

@@ -13,6 +13,8 @@
 #include "platform/stats.h"
 #include "platform/thread.h"
 #include "core/verify.h"
+#include "sched/netpoll.h"
+#include "sched/preempt.h"
 
 #include "copystack/copystack.h"
 
@@ -250,6 +252,7 @@ void wake_one() {
     Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
     if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
       futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+      netpoll_wake(&w->sleep_word);
       return;
     }
   }
@@ -265,6 +268,8 @@ Task *look(Worker *w, bool take_runnext) {
   if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
     return t;
   if (Task *t = runq_get(w))
+    return t;
+  if (Task *t = preempted_take())
     return t;
   if (Task *t = global_get(w, Worker::kQueue / 2))
     return t;
@@ -290,10 +295,14 @@ Task *find_work(Worker *w) {
     if (w->retired.load(std::memory_order_relaxed)) {
       if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
         return t;
+      if (Task *t = preempted_take())
+        return t;
       return runq_get(w); // null: the thread exits
     }
     if (Task *t = look(w, false))
       return t;
+    if (netpoll_inject())
+      continue;
     // Spin only while spinners are fewer than half the busy workers (Go's
     // rule): spinning must not take the CPU from the threads making work.
     int busy = g_sched.nworkers - g_sched.nidle.load();
@@ -306,6 +315,9 @@ Task *find_work(Worker *w) {
         // A victim's runnext only in the second half: by then its owner
         // has had time to run it.
         found = look(w, i >= kSpinRounds / 2);
+        // Tasks waiting on the network count as work about to come.
+        if (!found && netpoll_inject())
+          found = look(w, false);
       }
       // The last spinner to find work wakes another, so that one stays
       // available while work keeps coming (Go's resetspinning).
@@ -326,8 +338,9 @@ Task *find_work(Worker *w) {
       continue;
     }
     check_deadlock(); // this may have been the last worker with work
-    while (w->sleep_word.load() == 1)
-      futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
+    if (!netpoll_sleep(&w->sleep_word))
+      while (w->sleep_word.load() == 1)
+        futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
     w->idle.store(false);
     g_sched.nidle.fetch_sub(1);
   }
@@ -342,6 +355,7 @@ Task *find_work(Worker *w) {
 bool execute(Task *t) {
   Thread &th = __copystack_thread;
   begin_running(t); // t->stack is stable from here
+  __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
   th.task_lo = t->stack.lo;
   th.task_hi = t->stack.hi;
@@ -450,11 +464,14 @@ void start() {
   install_quit_handler();
 }
 
-// Go's sysmon, for one thing: a worker that has been in the same foreign
-// call for two looks in a row (1-2 ms) while tasks wait is stuck, and a
-// spare worker thread takes its place until it comes back. The spare takes
-// the stuck worker's slot: the stuck thread, when its call returns, finishes
-// its task and then serves the slot's queue again alongside.
+// Go's sysmon. It polls the network when no worker has for 10 ms
+// (netpoll.h), asks a task that has held its worker for a time slice to
+// yield (preempt.h), and replaces stuck workers: a worker that has been in
+// the same foreign call for two looks in a row (1-2 ms) while tasks wait is
+// stuck, and a spare worker thread takes its place until it comes back.
+// The spare takes the stuck worker's slot: the stuck thread, when its call
+// returns, finishes its task and what it had queued, then exits (what its
+// task makes runnable meanwhile goes to the global queue).
 void *monitor_main(void *) {
   RuntimeThread counted;
   for (;;) {
@@ -465,11 +482,14 @@ void *monitor_main(void *) {
     nanosleep(&ts, nullptr);
     maybe_collect();
     check_deadlock();
+    uint64_t now = now_ns();
+    netpoll_monitor(now);
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);
       if (!th)
         continue;
+      preempt_watch(i, th, now);
       uint64_t seq = __atomic_load_n(&th->foreign_seq, __ATOMIC_RELAXED);
       uintptr_t in = __atomic_load_n(&th->foreign_sp, __ATOMIC_RELAXED);
       if (!in || seq != w->seen_seq) {
@@ -547,6 +567,15 @@ uint64_t live_tasks() { return g_sched.live.load(); }
 
 Task *parking_task() { return __copystack_thread.task; }
 
+// The worker whose queues a task made runnable here goes to: this thread's,
+// unless a spare has taken its slot (its queues then drain only when its
+// current foreign call returns, which may be never: a task that spawned
+// and went back to accept()).
+static Worker *own_worker() {
+  Worker *w = __copystack_thread.worker;
+  return w && !w->retired.load(std::memory_order_relaxed) ? w : nullptr;
+}
+
 void ready(Task *t) {
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   if (Runner *r = t->runner) {
@@ -555,7 +584,7 @@ void ready(Task *t) {
     r->cv.notify_one();
     return;
   }
-  Worker *w = __copystack_thread.worker;
+  Worker *w = own_worker();
   if (w) {
     // Run next on this worker; what was there goes to the queue.
     if (Task *old = w->runnext.exchange(t, std::memory_order_acq_rel))
@@ -569,7 +598,7 @@ void ready(Task *t) {
 void spawn(Task *t) {
   start_scheduler();
   g_sched.live.fetch_add(1);
-  Worker *w = __copystack_thread.worker;
+  Worker *w = own_worker();
   if (w)
     runq_put(w, t);
   else

@@ -2,7 +2,9 @@
 // deadlines and sleeps on a condition variable until the nearest; a task
 // that sleeps registers itself after it parked (__copystack_sleep_then
 // runs on the worker's stack), and the timer thread makes it runnable.
+// The network poller's deadlines are timers too (timer.h).
 #include "platform/split_stack_notes.h"
+#include "sched/timer.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
 #include "sched/deadlock.h"
@@ -28,7 +30,10 @@ namespace {
 struct Timer {
   uint64_t deadline;
   Task *task;           // a sleeping task to make runnable, or
-  copystack_chan *chan; // a channel to send the time to (copystack_after)
+  copystack_chan *chan; // a channel to send the time to (copystack_after), or
+  void (*fn)(uintptr_t, uint64_t); // a function to call (add_timer)
+  uintptr_t a;
+  uint64_t b;
   bool operator>(const Timer &o) const { return deadline > o.deadline; }
 };
 
@@ -63,7 +68,9 @@ void timer_thread() {
     Timer t = top;
     g_timers.heap.pop();
     g.unlock();
-    if (t.task) {
+    if (t.fn) {
+      t.fn(t.a, t.b);
+    } else if (t.task) {
       ready(t.task);
     } else {
       // A buffered channel of one: this send never blocks.
@@ -99,6 +106,11 @@ void timers_after_fork_child() {
     std::thread(timer_thread).detach();
 }
 
+void add_timer(uint64_t deadline, void (*fn)(uintptr_t, uint64_t),
+               uintptr_t a, uint64_t b) {
+  add(Timer{deadline, nullptr, nullptr, fn, a, b});
+}
+
 } // namespace copystack_rt
 
 using namespace copystack_rt;
@@ -110,13 +122,13 @@ uint64_t copystack_now_ns(void) { return now_ns(); }
 void __copystack_sleep_then(void *deadline) {
   Task *t = parking_task();
   set_waiting(t, kWaitSleep); // before the timer can wake it
-  add(Timer{reinterpret_cast<uintptr_t>(deadline), t, nullptr});
+  add(Timer{reinterpret_cast<uintptr_t>(deadline), t, nullptr, nullptr, 0, 0});
 }
 
 copystack_chan *copystack_after(uint64_t ns) {
   copystack_chan *c = copystack_chan_make(sizeof(uint64_t), 1);
   copystack_chan_retain(c); // the timer's reference
-  add(Timer{now_ns() + ns, nullptr, c});
+  add(Timer{now_ns() + ns, nullptr, c, nullptr, 0, 0});
   return c;
 }
 
