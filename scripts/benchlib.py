@@ -113,7 +113,7 @@ def write_json(path, data):
     data.setdefault("machine", {})["load_end"] = loadavg()
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     if path == "-":
-        sys.stdout.write(text)
+        sys.__stdout__.write(text)
     else:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w") as f:
