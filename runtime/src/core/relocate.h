@@ -110,8 +110,12 @@ private:
   void adjust(uintptr_t *slot);
   void restore(uintptr_t *slot);
   void restore_span(uintptr_t from, uintptr_t to);
-  static uint64_t copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
-                           uintptr_t lo, uintptr_t size, intptr_t delta);
+  // Hidden: an ifunc (target_clones) the shared runtime must bind to its
+  // own copy; exported, an executable that also links the runtime defines
+  // it too, and the dynamic linker refuses the pair under -z now.
+  __attribute__((visibility("hidden"))) static uint64_t
+  copy_run(uintptr_t *to, const uintptr_t *from, size_t n, uintptr_t lo,
+           uintptr_t size, intptr_t delta);
   // Verify (scan) mode: the words [addr, addr + bytes) were examined.
   void known(uintptr_t addr, size_t bytes) {
     if (verify_)

@@ -1065,15 +1065,20 @@ __attribute__((visibility("default"))) void closefrom(int lo) noexcept {
   next(lo);
 }
 
+// fcntl and fcntl64: F_SETFL may change O_NONBLOCK, which io.cc caches.
+static int fcntl_noting_flags(int fd, int cmd, void *arg) {
+  int r = real_fcntl()(fd, cmd, arg);
+  if (cmd == F_SETFL)
+    g_flags_epoch.fetch_add(1);
+  return r;
+}
+
 __attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
   va_end(ap);
-  int r = real_fcntl()(fd, cmd, arg);
-  if (cmd == F_SETFL)
-    g_flags_epoch.fetch_add(1);
-  return r;
+  return fcntl_noting_flags(fd, cmd, arg);
 }
 
 __attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...) {
@@ -1081,10 +1086,7 @@ __attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
   va_end(ap);
-  int r = real_fcntl()(fd, cmd, arg);
-  if (cmd == F_SETFL)
-    g_flags_epoch.fetch_add(1);
-  return r;
+  return fcntl_noting_flags(fd, cmd, arg);
 }
 
 __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req,
