@@ -43,11 +43,23 @@ int main(void) {
   printf("read: %zd '%c', handler ran: %d\n", r, c, (int)handled);
 
   copystack_go(signal_later, 0);
-  struct timespec ts = {10, 0}, rem = {0, 0};
+  struct timespec ts = {10, 0}, rem = {0, 0}, t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   errno = 0;
   int n = nanosleep(&ts, &rem);
+  int err = errno;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  // What is left is the 10 s less at most the time that passed (the
+  // signal comes after about 20 ms, later on a loaded machine).
+  long long left = rem.tv_sec * 1000000000LL + rem.tv_nsec;
+  long long passed = (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+                     (t1.tv_nsec - t0.tv_nsec);
+  int right = left > 0 && left < 10000000000LL &&
+              left >= 10000000000LL - passed - 1000000;
   printf("nanosleep: %d %s, time left: %s\n", n,
-         errno == EINTR ? "EINTR" : "?", rem.tv_sec >= 9 ? "yes" : "NO");
+         err == EINTR ? "EINTR" : "?", right ? "yes" : "NO");
+  if (!right)
+    printf("left %lld ns after %lld ns\n", left, passed);
 
   copystack_go(signal_later, 0);
   struct pollfd p = {sv[0], POLLIN, 0};
