@@ -42,12 +42,15 @@ thread_local TlsEntry t_cache[kTlsCache];
 } // namespace
 
 static_assert(sizeof(copystack_prefix) == COPYSTACK_PREFIX_BYTES, "abi.h");
-static_assert(offsetof(copystack_prefix, magic) == COPYSTACK_PREFIX_BYTES - 8,
-              "abi.h: the magic is the last 8 bytes before the entry");
+static_assert(offsetof(copystack_prefix, magic) ==
+                  COPYSTACK_PREFIX_BYTES - COPYSTACK_MAGIC_OFFSET,
+              "abi.h: the magic is COPYSTACK_MAGIC_OFFSET bytes before the "
+              "entry");
 
 bool is_instrumented(const void *fn) {
   uint64_t magic;
-  memcpy(&magic, static_cast<const char *>(fn) - 8, sizeof magic);
+  memcpy(&magic, static_cast<const char *>(fn) - COPYSTACK_MAGIC_OFFSET,
+         sizeof magic);
   return magic == COPYSTACK_MAGIC;
 }
 

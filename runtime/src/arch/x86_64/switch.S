@@ -172,9 +172,11 @@ on_thread_stack:
 	/* The prefix of instrumented code (abi.h), so that a call through a
 	 * pointer also goes straight here; its map is empty. */
 	.p2align 4
+	.skip	8, 0xcc
 	.long	park_map - __copystack_park
 	.long	COPYSTACK_ABI_VERSION
 	.quad	COPYSTACK_MAGIC
+	.quad	COPYSTACK_PREFIX_FILLER
 	.globl	__copystack_park
 	.type	__copystack_park,@function
 __copystack_park:
