@@ -35,7 +35,7 @@ void *__copystack_go_prepare(void (*fn)(void *), void **closure) {
 void *__copystack_go_prepare_sized(void (*fn)(void *), void **closure,
                                    size_t stack_bytes) {
   Task *t = create_closure_task(fn, stack_bytes);
-  *closure = t->closure;
+  *closure = closure_of(t);
   return t;
 }
 

@@ -2,6 +2,7 @@
 #include "platform/split_stack_notes.h"
 #include "core/pin.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 
 #include <atomic>
 #include <cerrno>
@@ -26,7 +27,17 @@ namespace {
 constexpr size_t kFirstChunk = 512;
 constexpr size_t kMaxChunk = 64 * 1024;
 std::atomic<uint64_t> g_sys{0};
-thread_local PinChunk *t_spare;
+// Back to the heap when its thread ends.
+struct Spare {
+  PinChunk *chunk = nullptr;
+  ~Spare() {
+    if (chunk) {
+      g_sys -= chunk->bytes;
+      free(chunk);
+    }
+  }
+};
+thread_local Spare t_spare;
 
 PinChunk *new_chunk(size_t need, const PinChunk *prev) {
   size_t bytes = prev ? prev->bytes * 2 : kFirstChunk;
@@ -34,9 +45,9 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
     bytes = kMaxChunk;
   while (bytes < need + sizeof(PinChunk))
     bytes *= 2;
-  if (t_spare && t_spare->bytes == bytes) {
-    PinChunk *c = t_spare;
-    t_spare = nullptr;
+  if (t_spare.chunk && t_spare.chunk->bytes == bytes) {
+    PinChunk *c = t_spare.chunk;
+    t_spare.chunk = nullptr;
     return c;
   }
   void *p = malloc(bytes);
@@ -49,8 +60,10 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
 }
 
 void drop_chunk(PinChunk *c) {
-  if (!t_spare && c->bytes == kFirstChunk) {
-    t_spare = c;
+  // Under ThreadSanitizer a chunk goes back to the heap, where TSan sees
+  // it change hands, rather than to the next task on this thread.
+  if (!t_spare.chunk && c->bytes == kFirstChunk && !san::tsan()) {
+    t_spare.chunk = c;
     return;
   }
   g_sys -= c->bytes;

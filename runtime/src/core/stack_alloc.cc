@@ -5,6 +5,7 @@
 #include "platform/constants.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
+#include "platform/sanitizers.h"
 
 #include "copystack/abi.h"
 
@@ -293,6 +294,39 @@ void release_verify(Stack s) {
   g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
 }
 
+// Under ASan or TSan, whose checks run in place on task stacks
+// (platform/sanitizers.h), every stack has the sanitizers' headroom below
+// it: lo - below is the lowest byte of its memory, and below that an
+// inaccessible page (verify mode's arena has its own). Each stack is a
+// mapping of its own, handed back to the OS when released, so that the
+// sanitizers see its memory come and go (TSan forgets what other tasks did
+// there); LeakSanitizer scans it for pointers while it is in use.
+Stack allocate_with_headroom(size_t size, size_t below) {
+  Stack raw;
+  if (config().verify) {
+    raw = allocate_verify(size + below);
+  } else {
+    auto *p = static_cast<char *>(map_or_die(kPage + below + size));
+    mprotect(p, kPage, PROT_NONE);
+    raw.lo = reinterpret_cast<uintptr_t>(p) + kPage;
+    raw.hi = raw.lo + below + size;
+  }
+  san::stack_mapped(raw.lo, raw.hi);
+  return Stack{raw.lo + below, raw.hi};
+}
+
+void release_with_headroom(Stack s, size_t below) {
+  Stack raw{s.lo - below, s.hi};
+  san::stack_unmapped(raw.lo, raw.hi);
+  if (config().verify) {
+    release_verify(raw);
+    return;
+  }
+  munmap(reinterpret_cast<void *>(raw.lo - kPage), kPage + raw.size());
+  g_sys -= kPage + raw.size();
+  g_released_total += kPage + raw.size(); // the OS's again, as in verify mode
+}
+
 // Makes g_free[c] non-empty: stacks released to the OS first (their pages
 // come back zeroed on first touch), else a new chunk. Under g_lock.
 void refill(int c, size_t size) {
@@ -337,6 +371,8 @@ Stack allocate_stack(size_t size) {
   CS_CHECK(size >= COPYSTACK_MIN_STACK && (size & (size - 1)) == 0,
            "stack sizes are powers of two from COPYSTACK_MIN_STACK");
   g_inuse += size;
+  if (size_t below = san::stack_headroom())
+    return allocate_with_headroom(size, below);
   if (config().verify)
     return allocate_verify(size);
   Stack s;
@@ -375,6 +411,10 @@ void release_stack(Stack s, bool to_pool) {
   if (!s.lo)
     return;
   g_inuse -= s.size();
+  if (size_t below = san::stack_headroom()) {
+    release_with_headroom(s, below);
+    return;
+  }
   if (config().verify) {
     release_verify(s);
     return;
