@@ -7,6 +7,7 @@
 #   lib/copystack/CopyStackPasses.so          opt -load-pass-plugin=
 #   lib/libcopystack.a, libcopystack.so.*     the runtime
 #   lib/libcopystack_main.a                   main as the first task
+#   lib/libcopystack_stub.a                   instrumented libraries' __morestack
 #   include/copystack/                        copystack.h(pp), abi.h, version.h
 #   lib/cmake/copystack/                      find_package(copystack)
 #   lib/pkgconfig/copystack*.pc               pkg-config
@@ -27,10 +28,11 @@ set_target_properties(copystack_shared PROPERTIES VERSION ${PROJECT_VERSION}
 set_target_properties(copystack PROPERTIES EXPORT_NAME runtime)
 set_target_properties(copystack_shared PROPERTIES EXPORT_NAME runtime_shared)
 set_target_properties(copystack_main PROPERTIES EXPORT_NAME main)
+set_target_properties(copystack_stub PROPERTIES EXPORT_NAME stub)
 set_target_properties(CopyStack PROPERTIES EXPORT_NAME plugin)
 set_target_properties(CopyStackPasses PROPERTIES EXPORT_NAME pass_plugin)
 
-install(TARGETS copystack copystack_shared copystack_main
+install(TARGETS copystack copystack_shared copystack_main copystack_stub
   EXPORT copystackTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -75,7 +75,7 @@ __attribute__((noinline)) static void descend(int depth, int max) {
   frame[0] = (char)depth;
   KEEP(frame);
   current_depth = depth;
-  frame_at[depth] = (uintptr_t)__builtin_frame_address(0);
+  frame_at[depth] = copystack_stack_pointer(); /* falls by each frame */
   if (depth + 1 < max)
     descend(depth + 1, max);
   sink = frame[0];
@@ -112,17 +112,10 @@ static int find_the_line(void) {
   return -1;
 }
 
-/* The distance between consecutive frames, from two that no copy separated. */
+/* The distance between consecutive frames (copystack_stack_pointer() does
+ * not change when the stack moves). */
 static long frame_stride(void) {
-  for (int d = 1; d < DEPTH; d++) {
-    int moved = 0;
-    for (int c = 0; c < ncopies; c++)
-      if (copies[c].depth == d)
-        moved = 1;
-    if (!moved)
-      return (long)(frame_at[d - 1] - frame_at[d]);
-  }
-  return 0;
+  return DEPTH > 1 ? (long)(frame_at[0] - frame_at[1]) : 0;
 }
 
 static void kib(char *buf, size_t len, double bytes) {

@@ -1,17 +1,19 @@
 //===- CopyStack.cpp - the copystack instrumentation pass ----------------===//
 #include "CopyStack.h"
 #include "Attributes.h"
+#include "BlockingCalls.h"
 #include "EscapeAnalysis.h"
 #include "Exceptions.h"
 #include "ForeignCalls.h"
 #include "FrameMaps.h"
+#include "LoopPolls.h"
 #include "MemIntrinsics.h"
 #include "PinnedAllocas.h"
 #include "Policy.h"
-#include "SafepointSpills.h"
 #include "Sanitizers.h"
 #include "Setjmp.h"
 #include "StackDepthChecks.h"
+#include "TargetCheck.h"
 #include "ThreadIdentity.h"
 #include "VaListSlots.h"
 #include "VarargShims.h"
@@ -35,10 +37,11 @@ using namespace llvm;
 STATISTIC(NumInstrumented, "Functions instrumented");
 STATISTIC(NumSystemStack, "Functions left on the thread's stack");
 STATISTIC(NumPinned, "Locals moved to the pinned area");
-STATISTIC(NumSpilled, "Values given slots across safepoints");
 STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
+STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
+STATISTIC(NumLoopPolls, "Preemption polls at loop back edges");
 
 namespace copystack {
 
@@ -120,7 +123,6 @@ void checkStep(Function &F, const char *Step) {
 // The steps on one instrumented function, in CopyStack.h's order.
 static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   ForeignCallStats FS;
-  SpillStats SS;
   FrameMapStats MS;
   PinStats PS;
   OptimizationRemarkEmitter ORE(&F);
@@ -141,15 +143,14 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   lowerThreadLocalAddresses(F);
   rewriteForeignCalls(F, P, Thunks, FS);
   checkStep(F, "foreign calls");
-  spillAcrossSafepoints(F, P, SS);
-  checkStep(F, "safepoint spills");
+  NumLoopPolls += insertLoopPolls(F, P);
+  checkStep(F, "loop polls");
   emitFrameMap(F, MS);
   checkStep(F, "frame maps");
   setAttributes(F);
 
   ++NumInstrumented;
   NumPinned += PS.Static + PS.Dynamic;
-  NumSpilled += SS.Values;
   NumForeign += FS.Foreign;
   NumDispatched += FS.Dispatched;
   NumMapObjects += MS.Objects;
@@ -159,9 +160,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
            << " stack objects (" << ore::NV("PointerWords", MS.PointerWords)
            << " pointer words, "
            << ore::NV("Conservative", MS.ConservativeObjects)
-           << " scanned whole), " << ore::NV("Spilled", SS.Values)
-           << " values spilled across safepoints, "
-           << ore::NV("Foreign", FS.Foreign) << " foreign and "
+           << " scanned whole), " << ore::NV("Foreign", FS.Foreign)
+           << " foreign and "
            << ore::NV("Dispatched", FS.Dispatched) << " dispatched calls, "
            << ore::NV("Pinned", PS.Static + PS.Dynamic) << " pinned locals";
   });
@@ -171,7 +171,9 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   // -fplugin and -fpass-plugin together register the pass twice.
   if (M.getModuleFlag(names::ModuleFlag))
     return PreservedAnalyses::all();
-  std::string Unsupported = unsupportedSanitizer(M);
+  std::string Unsupported = unsupportedModule(M);
+  if (Unsupported.empty())
+    Unsupported = unsupportedSanitizer(M);
   if (!Unsupported.empty()) {
     M.getContext().emitError(Unsupported);
     return PreservedAnalyses::all();
@@ -181,6 +183,7 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   readAnnotations(M);
   splitVariadicFunctions(M);
   Policy P(M);
+  NumBlockingCalls += redirectBlockingCalls(M, P);
   SmallVector<Function *, 32> Work;
   for (Function &F : M) {
     if (F.isDeclaration())

@@ -9,6 +9,8 @@
 //     VarargShims       each variadic function becomes a shim and a body
 //     Policy            which functions are instrumented, and why not
 //                       (a warning for each that runs on the thread's stack)
+//     BlockingCalls     read, accept, poll, sleep... call the runtime's
+//                       wrappers, which park the task instead of blocking
 //     StackDepthChecks  warnings where code keeps stack addresses as integers
 //     EscapeAnalysis    nocapture inferred for the module's own parameters
 //   on each instrumented function
@@ -23,8 +25,8 @@
 //     ThreadIdentity    thread_local addresses through per-variable accessors
 //     ForeignCalls      calls that may reach foreign code go through the
 //                       thread's stack
-//     SafepointSpills   values that may point into the stack and live across
-//                       a safepoint get described slots
+//     LoopPolls         loops that reach no prologue check poll for
+//                       preemption at their back edges
 //     FrameMaps         localescape, resolver, frame map, magic prefix
 //     Attributes        "split-stack", frame pointers, unwind tables
 //   on the module again

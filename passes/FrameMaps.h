@@ -1,6 +1,7 @@
 //===- FrameMaps.h - the per-function frame map and magic prefix ---------===//
 //
-// Emits, for an instrumented function F (after SafepointSpills ran):
+// Emits, for an instrumented function F (after every step that adds a
+// local to it):
 //
 //   - llvm.localescape of every static alloca, so each has an offset from
 //     %rbp that the assembler knows as a constant;

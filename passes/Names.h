@@ -29,6 +29,11 @@ inline constexpr llvm::StringLiteral Park = COPYSTACK_SYM_PARK;
 /// The pinned area's slow paths (PinnedAllocas.h).
 inline constexpr llvm::StringLiteral PinGrow = COPYSTACK_SYM_PIN_GROW;
 inline constexpr llvm::StringLiteral PinRelease = COPYSTACK_SYM_PIN_RELEASE;
+/// What a loop poll calls to yield (LoopPolls.h): not a safepoint.
+inline constexpr llvm::StringLiteral Preempt = COPYSTACK_SYM_PREEMPT;
+/// The prefix of the runtime's wrappers of blocking calls (BlockingCalls.h):
+/// instrumented, so calls to them are direct.
+inline constexpr llvm::StringLiteral BlockingPrefix = COPYSTACK_BLOCKING_PREFIX;
 
 // ---- Remarks ----------------------------------------------------------------
 

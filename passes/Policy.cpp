@@ -160,27 +160,17 @@ CallKind Policy::classify(const CallBase &CB) const {
     }
   if (G->hasFnAttribute(names::InPlaceAttr))
     return CallKind::NotACall;
+  if (G->getName() == names::Preempt)
+    return CallKind::NotACall; // the stack stays put (LoopPolls.h)
   if (G->getName() == names::Park)
     return CallKind::Direct;
+  if (G->isDeclaration() && G->getName().starts_with(names::BlockingPrefix))
+    return CallKind::Direct; // the runtime's instrumented wrappers
   if (isInstrumented(*G) && bindsToThisDefinition(*G))
     return CallKind::Direct;
   if (!G->isDeclaration() && !isInstrumented(*G) && G->hasLocalLinkage())
     return CallKind::Foreign;
   return CallKind::Dispatch;
-}
-
-bool Policy::isSafepoint(const CallBase &CB) const {
-  if (CB.hasFnAttr(Attribute::ReturnsTwice))
-    return true;
-  switch (classify(CB)) {
-  case CallKind::NotACall:
-  case CallKind::Foreign:
-    return false;
-  case CallKind::Direct:
-  case CallKind::Dispatch:
-    return true;
-  }
-  return true;
 }
 
 } // namespace copystack

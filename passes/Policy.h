@@ -36,9 +36,9 @@ namespace copystack {
 /// (nonlazybind), so no PLT resolver runs on a task stack either.
 bool isInPlaceLibcall(llvm::StringRef Name);
 
-/// setjmp and its kin: called in place (they save their caller's frame),
-/// and treated as safepoints, since the second return follows a longjmp
-/// that may come after the stack moved.
+/// setjmp and its kin: called in place (they save their caller's frame);
+/// their second return may follow a stack move, which the jmp_buf slot
+/// (Setjmp.h) accounts for.
 bool isSetjmp(llvm::StringRef Name);
 
 
@@ -61,9 +61,6 @@ public:
   llvm::StringRef reason(const llvm::Function &F) const;
 
   CallKind classify(const llvm::CallBase &CB) const;
-
-  /// A call after ForeignCalls ran: may the stack move during it?
-  bool isSafepoint(const llvm::CallBase &CB) const;
 
 private:
   llvm::DenseMap<const llvm::Function *, bool> Instrumented;

@@ -8,9 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CopyStack.h"
+#include "TargetCheck.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/CodeGenOptions.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/TargetInfo.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 
@@ -20,6 +23,17 @@ class CopyStackAction : public clang::PluginASTAction {
 protected:
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
+    // Before any code is generated: an unsupported target or -fsplit-stack
+    // is an error here, not a backend crash or a wrong object later.
+    std::string Why = copystack::unsupportedTarget(CI.getTarget().getTriple());
+    if (Why.empty() && CI.getCodeGenOpts().EnableSegmentedStacks)
+      Why = copystack::splitStackConflict();
+    if (!Why.empty()) {
+      clang::DiagnosticsEngine &D = CI.getDiagnostics();
+      D.Report(D.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0"))
+          << Why;
+      return std::make_unique<clang::ASTConsumer>();
+    }
     CI.getCodeGenOpts().PassBuilderCallbacks.push_back(
         [](llvm::PassBuilder &PB) { copystack::registerPasses(PB); });
     return std::make_unique<clang::ASTConsumer>();

@@ -1,7 +1,7 @@
 // Units of relocate.cc: relocating a hand-built stack. Two frames and a
 // suspended asking function are laid out in an "old" stack exactly as the
-// x86-64 code and __morestack leave them, copied byte for byte to a "new"
-// one, and relocated with a fake frame lookup.
+// x86-64 code and __morestack leave them, copied to a "new" one, and
+// relocated with a fake frame lookup.
 #include "core/relocate.h"
 
 #include <gtest/gtest.h>
@@ -99,7 +99,8 @@ struct Fixture : ::testing::Test {
     at_old(rbp1 - 48) = hi - 500;   // conservative object: stack address
     at_old(rbp1 - 40) = 12345;      //   and a small integer
     at_old(rbp1 - 64) = hi - 600;   // known non-pointer
-    at_old(rbp1 - 72) = hi - 700;   // undescribed word (verify reports it)
+    at_old(rbp1 - 72) = hi - 700;   // undescribed word: a spill slot
+    at_old(hi - 16) = hi - 750;     // above every frame: verify reports it
     ra_slot = rbp1 - 112;           // the asking function's return address
     at_old(ra_slot) = kRaIntoInner;
     at_old(ra_slot + 8) = hi - 800; // its stack argument (a pointer)
@@ -118,11 +119,10 @@ struct Fixture : ::testing::Test {
 
   Relocator relocate(bool verify) {
     size_t used = old_stack.hi - regs;
-    memcpy(reinterpret_cast<void *>(new_stack.hi - used),
-           reinterpret_cast<void *>(regs), used);
     Relocator rel(old_stack, new_stack, lookup, kTerminal);
     if (verify)
       rel.enable_verify(moved(regs));
+    rel.copy(new_stack.hi - used, regs, used);
     WalkStart ws;
     ws.regs.arg[kRdi] = &at_new(regs + 0);
     ws.regs.arg[kRsi] = &at_new(regs + 8);
@@ -140,7 +140,7 @@ struct Fixture : ::testing::Test {
   }
 };
 
-TEST_F(Fixture, RewritesDescribedPointersOnly) {
+TEST_F(Fixture, RewritesEveryWordNotKnownToBeAnInteger) {
   Relocator rel = relocate(false);
   uintptr_t hi = old_stack.hi;
   // Registers: the pointer argument moves, the integer argument does not,
@@ -159,6 +159,12 @@ TEST_F(Fixture, RewritesDescribedPointersOnly) {
   EXPECT_EQ(at_new(rbp1 - 48), moved(hi - 500));
   EXPECT_EQ(at_new(rbp1 - 40), 12345u);
   EXPECT_EQ(at_new(rbp1 - 64), hi - 600);
+  // An undescribed word of the frame (what the register allocator spills)
+  // is range-checked like a callee-saved register.
+  EXPECT_EQ(at_new(rbp1 - 72), moved(hi - 700));
+  // Above the task's first frame: no frame's word, range-checked by the
+  // copy like every word no map knows to be an integer.
+  EXPECT_EQ(at_new(hi - 16), moved(hi - 750));
   // Frame 2: words 0 and 2 of the bitmap object; word 1 is an integer.
   EXPECT_EQ(at_new(rbp2 - 32), moved(hi - 100));
   EXPECT_EQ(at_new(rbp2 - 24), hi - 200);
@@ -167,19 +173,20 @@ TEST_F(Fixture, RewritesDescribedPointersOnly) {
   // Return addresses are code, never touched.
   EXPECT_EQ(at_new(ra_slot), kRaIntoInner);
   EXPECT_EQ(rel.frames(), 2u);
-  EXPECT_EQ(rel.adjusted(), 9u);
+  EXPECT_EQ(rel.adjusted(), 11u);
 }
 
-TEST_F(Fixture, VerifyReportsTheUndescribedWord) {
+TEST_F(Fixture, VerifyReportsAnOldAddressOutsideEveryFrame) {
   testing::internal::CaptureStderr();
   Relocator rel = relocate(true);
   unsigned reports = rel.report_unrelocated();
   std::string err = testing::internal::GetCapturedStderr();
-  // The undescribed word at inner-72; the integer words at outer-24 and
-  // inner-64 are described (as non-pointers) and the integer argument in
-  // rsi lies in the register block the runtime itself wrote.
+  // Every word of both frames was examined (the integer words at outer-24
+  // and inner-64 are described as non-pointers), the integer argument in
+  // rsi lies in the register block the runtime itself wrote: only the word
+  // above the task's first frame is left.
   EXPECT_EQ(reports, 1u) << err;
-  EXPECT_NE(err.find("inner-72(%rbp)"), std::string::npos) << err;
+  EXPECT_NE(err.find("(outside any frame)"), std::string::npos) << err;
 }
 
 TEST_F(Fixture, UnknownReturnAddressIsFatal) {

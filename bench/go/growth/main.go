@@ -3,12 +3,16 @@
 // grew, with an identical control (warmctl) bracketing the fresh run. The
 // Go side of bench/growth_bench.c; scripts/bench-growth prints both.
 //
-// Output, one line per depth: depth warm_ns fresh_ns warmctl_ns
+// Output: a "# policy" line (GOMAXPROCS and whether adaptive start sizes
+// are on: scripts/bench-growth sets GOMAXPROCS=1 and
+// GODEBUG=adaptivestackstart=0, so a fresh goroutine starts at 2 KiB), then
+// one line per depth: depth warm_ns fresh_ns warmctl_ns
 package main
 
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"time"
@@ -92,7 +96,7 @@ func main() {
 			c[d] = append(c[d], warm(work, done, d, iters(d)))
 		}
 	}
-	fmt.Printf("# go %s\n", "growth")
+	fmt.Printf("# policy gomaxprocs=%d godebug=%s\n", runtime.GOMAXPROCS(0), os.Getenv("GODEBUG"))
 	for _, d := range depths {
 		fmt.Printf("%d %.1f %.1f %.1f\n", d, median(w[d]), median(f[d]), median(c[d]))
 	}

@@ -73,6 +73,12 @@
 #define COPYSTACK_SYM_PARK "__copystack_park"
 #define COPYSTACK_SYM_PIN_GROW "__copystack_pin_grow"
 #define COPYSTACK_SYM_PIN_RELEASE "__copystack_pin_release"
+/* What a loop poll calls to yield (COPYSTACK_PREEMPT_LIMIT below), and the
+ * prefix of the runtime's wrappers for blocking C library calls, which
+ * instrumented code calls instead (passes/BlockingCalls.cpp; the list is
+ * COPYSTACK_BLOCKING_CALLS, runtime/src/sched/io_calls.c defines them). */
+#define COPYSTACK_SYM_PREEMPT "__copystack_preempt"
+#define COPYSTACK_BLOCKING_PREFIX "__copystack_blocking_"
 
 /* What the _begin half of a blocking primitive returns when the calling
  * task must park (copystack.h's inline functions, runtime/src/sched/sync.cc):
@@ -80,6 +86,27 @@
  * select (whose other results are case indexes) COPYSTACK_SELECT_MUST_PARK. */
 #define COPYSTACK_MUST_PARK 2
 #define COPYSTACK_SELECT_MUST_PARK (-2)
+
+/* Preemption (Go's stackPreempt). The monitor asks a task that has run for
+ * a time slice to yield by storing this value in its thread's split-stack
+ * limit: every prologue check fails (it is above any stack address), and
+ * __morestack hands the task back to the scheduler. Loops in which no
+ * prologue check runs get a poll at their back edge that compares the limit
+ * with this value and calls COPYSTACK_SYM_PREEMPT when they are equal
+ * (passes/LoopPolls.cpp). Not ~0, the value stress and verify modes keep
+ * there, so that those modes do not make every poll yield. */
+#define COPYSTACK_PREEMPT_LIMIT 0xfffffffffffffffeull
+
+/* The C library functions instrumented code calls through the runtime's
+ * wrappers (COPYSTACK_BLOCKING_PREFIX + name), which park the calling task
+ * instead of blocking its worker thread: X(name, parameter count). */
+#define COPYSTACK_BLOCKING_CALLS(X)                                            \
+  X(read, 3) X(write, 3) X(readv, 3) X(writev, 3) X(recv, 4)                   \
+  X(recvfrom, 6) X(recvmsg, 3) X(send, 4) X(sendto, 6) X(sendmsg, 3)           \
+  X(accept, 3) X(accept4, 4) X(connect, 3) X(poll, 3) X(ppoll, 4)              \
+  X(select, 5) X(sleep, 1) X(usleep, 1) X(nanosleep, 2)                        \
+  X(clock_nanosleep, 4) X(__read_chk, 4) X(__recv_chk, 5)                      \
+  X(__recvfrom_chk, 7) X(__poll_chk, 4)
 
 /* Every instrumented function is preceded by 24 bytes of prefix data:
  *

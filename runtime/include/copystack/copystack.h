@@ -32,7 +32,12 @@ extern "C" {
 void copystack_run(void (*fn)(void *), void *arg);
 
 /* Starts fn(arg) as a new task (Go's "go fn(arg)"). From anywhere: a task,
- * or an ordinary thread (which starts the scheduler). */
+ * or an ordinary thread (which starts the scheduler). A null fn stops the
+ * program with a message naming the call, as does a null handle (channel,
+ * wait group, mutex, output structure) anywhere in this API; the exceptions
+ * are copystack_chan_release(NULL), which does nothing (like free), the
+ * length and capacity of a null channel, 0 (as Go's of a nil channel), and
+ * a select case on a null channel, which never proceeds. */
 void copystack_go(void (*fn)(void *), void *arg);
 
 /* For copystack.hpp: a task that will call fn(closure), where closure is
@@ -43,6 +48,12 @@ void *__copystack_go_prepare(void (*fn)(void *), void **closure);
 void *__copystack_go_prepare_sized(void (*fn)(void *), void **closure,
                                    size_t stack_bytes);
 void __copystack_go_commit(void *task);
+/* The same, with the call site that started the task (for the task
+ * dump's "created by"). */
+void __copystack_go_commit_at(void *task, void *site);
+/* For copystack.hpp: stops the program with the message what (a misuse the
+ * C++ API detects: an empty callable, the close of a nil channel). */
+__attribute__((noreturn)) void __copystack_misuse(const char *what);
 
 
 /* Tasks that exist: started and not yet returned, main included (Go's
@@ -50,8 +61,10 @@ void __copystack_go_commit(void *task);
 uint64_t copystack_num_tasks(void);
 
 /* Worker threads that run tasks (Go's GOMAXPROCS): the number of CPUs by
- * default, or COPYSTACK_WORKERS. Takes effect if called before the first
- * task is started; returns the previous value. */
+ * default, or COPYSTACK_WORKERS. Returns the previous value (the count
+ * that was in effect). The count is fixed once the scheduler has started
+ * (the first task; with the drivers, before main): a different count then
+ * stops the program with a message, the same count is accepted. */
 int copystack_set_workers(int n);
 int copystack_workers(void);
 
@@ -115,6 +128,24 @@ uint64_t copystack_now_ns(void);
 /* A channel (element: uint64_t, the time it fired) that receives once,
  * ns nanoseconds from now (Go's time.After). */
 copystack_chan *copystack_after(uint64_t ns);
+
+/* ---- Descriptors and the network poller ------------------------------- */
+/* Instrumented code that calls read, write, recv, send, accept, connect,
+ * poll, select, sleep and their kin from a task parks the task instead of
+ * blocking its worker thread: the runtime waits for the descriptor with
+ * epoll (docs/tasks.md, "Blocking calls"). What follows is for code that
+ * wants Go's deadlines, or that drives descriptors of its own. */
+
+#define COPYSTACK_FD_READ 1
+#define COPYSTACK_FD_WRITE 2
+
+/* Go's SetReadDeadline and SetWriteDeadline: once copystack_now_ns() reaches
+ * deadline_ns, blocking calls that tasks make on fd in the directions dirs
+ * (COPYSTACK_FD_READ, COPYSTACK_FD_WRITE), pending and future, fail with
+ * ETIMEDOUT (a write that wrote some bytes returns their count). 0 clears
+ * the deadline; a time already past cancels the pending calls. Closing fd
+ * clears it too. Returns 0, or -1 with errno EBADF. */
+int copystack_fd_set_deadline(int fd, int dirs, uint64_t deadline_ns);
 
 /* ---- Limits ------------------------------------------------------------ */
 
@@ -381,6 +412,45 @@ static inline void copystack_yield(void) {
 static inline void copystack_sleep_ns(uint64_t ns) {
   uint64_t deadline = copystack_now_ns() + ns;
   __copystack_park(__copystack_sleep_then, (void *)(uintptr_t)deadline);
+}
+
+/* A blocking call made from instrumented code (runtime/src/sched/io.cc):
+ * the runtime does what it can without blocking, and returns
+ * COPYSTACK_MUST_PARK with a wait record in wait when the task must wait; the
+ * task parks and calls again. The record is the runtime's; the call keeps
+ * its progress there, never a pointer into the task's stack. */
+typedef struct copystack_io_call {
+  int32_t kind;     /* which call (COPYSTACK_IO_FD_WAIT, or the runtime's) */
+  int32_t fd;
+  void *p[4];       /* its pointer arguments */
+  int64_t n[3];     /* its integer arguments */
+  int64_t result;   /* what it returns */
+  void *wait;       /* the runtime's wait record, once it has had to wait */
+} copystack_io_call;
+
+#define COPYSTACK_IO_FD_WAIT 1
+
+int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *call);
+void __copystack_io_park_then(void *wait);
+
+static inline int64_t __copystack_io_run(copystack_io_call *call) {
+  COPYSTACK_OPAQUE(call);
+  while (__copystack_io_begin(call) == COPYSTACK_MUST_PARK)
+    __copystack_park(__copystack_io_park_then, call->wait);
+  return call->result;
+}
+
+/* Parks the calling task until fd is ready for events (POLLIN, POLLOUT, as
+ * poll(2)), or until copystack_now_ns() reaches deadline_ns (0: none).
+ * Returns the poll(2) revents, 0 at the deadline, or -1 with errno: EBADF
+ * when fd is closed meanwhile, ETIMEDOUT at fd's deadline
+ * (copystack_fd_set_deadline). Signals do not interrupt it (Go's
+ * behaviour). Outside a task it waits with poll(2). */
+static inline int copystack_fd_wait(int fd, int events,
+                                    uint64_t deadline_ns) {
+  copystack_io_call call = {COPYSTACK_IO_FD_WAIT, fd, {0, 0, 0, 0},
+                            {events, (int64_t)deadline_ns, 0}, 0, 0};
+  return (int)__copystack_io_run(&call);
 }
 
 #ifdef __cplusplus

@@ -44,25 +44,50 @@ template <class F> constexpr bool fits_in_task =
     sizeof(F) <= COPYSTACK_CLOSURE_BYTES && alignof(F) <= 16 &&
     std::is_nothrow_move_constructible_v<F>;
 
+// A callable that can be empty (a function pointer, a std::function) must
+// not be: the task would fail far from the go() that started it.
+template <class F> void check_callable(const F &f) {
+  if constexpr (std::is_constructible_v<bool, const F &>)
+    if (!static_cast<bool>(f))
+      __copystack_misuse("copystack::go: the callable is empty (a null "
+                         "function pointer or an empty std::function)");
+}
+
+// Starts f() as a task on a stack of at least hint bytes (0: the usual
+// start size); site is where go() was called, for the task dump's
+// "created by".
+template <class F> void spawn(F &&f, size_t hint, void *site) {
+  using Fn = std::decay_t<F>;
+  check_callable(f);
+  void *closure = nullptr;
+  if constexpr (fits_in_task<Fn>) {
+    Fn local(std::forward<F>(f)); // may throw: before the task exists
+    void *task =
+        __copystack_go_prepare_sized(&invoke_inline<Fn>, &closure, hint);
+    ::new (closure) Fn(std::move(local));
+    __copystack_go_commit_at(task, site);
+  } else {
+    auto heap = std::make_unique<Fn>(std::forward<F>(f));
+    void *task =
+        __copystack_go_prepare_sized(&invoke_heap<Fn>, &closure, hint);
+    *static_cast<Fn **>(closure) = heap.release();
+    __copystack_go_commit_at(task, site);
+  }
+}
+
 } // namespace detail
+
+// The go() overloads are never inlined: each passes its own return address,
+// the caller's call site, to the runtime as the task's creator.
+#define COPYSTACK_SPAWN_SITE __attribute__((noinline))
 
 // Starts f() as a new task (Go's `go f()`). A callable of up to 32 bytes
 // lives in the task's own structure; a larger one on the heap. An exception
-// that leaves f ends the program (std::terminate), like a goroutine's panic.
-template <class F> void go(F &&f) {
-  using Fn = std::decay_t<F>;
-  void *closure = nullptr;
-  if constexpr (detail::fits_in_task<Fn>) {
-    Fn local(std::forward<F>(f)); // may throw: before the task exists
-    void *task = __copystack_go_prepare(&detail::invoke_inline<Fn>, &closure);
-    ::new (closure) Fn(std::move(local));
-    __copystack_go_commit(task);
-  } else {
-    auto heap = std::make_unique<Fn>(std::forward<F>(f));
-    void *task = __copystack_go_prepare(&detail::invoke_heap<Fn>, &closure);
-    *static_cast<Fn **>(closure) = heap.release();
-    __copystack_go_commit(task);
-  }
+// that leaves f ends the program with a message and the task dump, like a
+// goroutine's panic. An empty callable (a null function pointer, an empty
+// std::function) stops the program at once.
+template <class F> COPYSTACK_SPAWN_SITE void go(F &&f) {
+  detail::spawn(std::forward<F>(f), 0, __builtin_return_address(0));
 }
 
 // A spawn-time hint: go(stack_size(64 << 10), f) starts the task on a
@@ -72,40 +97,30 @@ struct stack_size {
   size_t bytes;
 };
 
-template <class F> void go(stack_size hint, F &&f) {
-  using Fn = std::decay_t<F>;
-  void *closure = nullptr;
-  if constexpr (detail::fits_in_task<Fn>) {
-    Fn local(std::forward<F>(f));
-    void *task = __copystack_go_prepare_sized(&detail::invoke_inline<Fn>,
-                                              &closure, hint.bytes);
-    ::new (closure) Fn(std::move(local));
-    __copystack_go_commit(task);
-  } else {
-    auto heap = std::make_unique<Fn>(std::forward<F>(f));
-    void *task = __copystack_go_prepare_sized(&detail::invoke_heap<Fn>,
-                                              &closure, hint.bytes);
-    *static_cast<Fn **>(closure) = heap.release();
-    __copystack_go_commit(task);
-  }
+template <class F> COPYSTACK_SPAWN_SITE void go(stack_size hint, F &&f) {
+  detail::spawn(std::forward<F>(f), hint.bytes, __builtin_return_address(0));
 }
 
 // go(f, args...): f(args...) with the arguments copied (or moved) into the
 // task, as `go f(x, y)` evaluates them before the task starts.
 template <class F, class A, class... As,
           class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, stack_size>>>
-void go(F &&f, A &&a, As &&...as) {
-  go([fn = std::forward<F>(f),
-      args = std::make_tuple(std::forward<A>(a),
-                             std::forward<As>(as)...)]() mutable {
-    std::apply(fn, std::move(args));
-  });
+COPYSTACK_SPAWN_SITE void go(F &&f, A &&a, As &&...as) {
+  detail::check_callable(f);
+  detail::spawn(
+      [fn = std::forward<F>(f),
+       args = std::make_tuple(std::forward<A>(a),
+                              std::forward<As>(as)...)]() mutable {
+        std::apply(fn, std::move(args));
+      },
+      0, __builtin_return_address(0));
 }
 
 // Runs f() as a task bound to the calling thread and returns when it has
 // finished (copystack_run). f may start tasks and block.
 template <class F> void run(F &&f) {
   using Fn = std::remove_reference_t<F>;
+  detail::check_callable(f);
   copystack_run([](void *p) { (*static_cast<Fn *>(p))(); },
                 static_cast<void *>(std::addressof(f)));
 }
@@ -137,6 +152,46 @@ inline copystack_stats stats() {
   copystack_stats s;
   copystack_get_stats(&s);
   return s;
+}
+
+// ---- descriptors -----------------------------------------------------------------
+// read, write, accept, poll, sleep... in a task park it instead of blocking
+// its worker (docs/tasks.md, "Blocking calls"). Deadlines are Go's
+// SetDeadline, on steady_clock (the runtime's clock, CLOCK_MONOTONIC); a
+// default-constructed time_point means none.
+
+using deadline = std::chrono::steady_clock::time_point;
+
+namespace detail {
+inline uint64_t deadline_ns(deadline t) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                t.time_since_epoch())
+                .count();
+  return ns > 0 ? static_cast<uint64_t>(ns) : 0;
+}
+} // namespace detail
+
+// Blocking calls on fd in tasks, pending and future, fail with ETIMEDOUT
+// once t passes (Go's SetReadDeadline, SetWriteDeadline, SetDeadline). A
+// time already past cancels the pending ones. Returns 0, or -1 (errno).
+inline int set_read_deadline(int fd, deadline t) {
+  return copystack_fd_set_deadline(fd, COPYSTACK_FD_READ,
+                                   detail::deadline_ns(t));
+}
+inline int set_write_deadline(int fd, deadline t) {
+  return copystack_fd_set_deadline(fd, COPYSTACK_FD_WRITE,
+                                   detail::deadline_ns(t));
+}
+inline int set_deadline(int fd, deadline t) {
+  return copystack_fd_set_deadline(fd, COPYSTACK_FD_READ | COPYSTACK_FD_WRITE,
+                                   detail::deadline_ns(t));
+}
+
+// Parks the calling task until fd is ready for events (POLLIN, POLLOUT...)
+// or until `until`: the poll(2) revents, 0 at `until`, -1 with errno
+// (EBADF: closed meanwhile; ETIMEDOUT: fd's deadline passed).
+inline int wait_fd(int fd, int events, deadline until = deadline()) {
+  return copystack_fd_wait(fd, events, detail::deadline_ns(until));
 }
 
 // ---- channels ------------------------------------------------------------------
@@ -234,8 +289,13 @@ public:
   bool try_send(T v);
   std::optional<T> try_recv();
 
-  // Closing twice, or sending on a closed channel, stops the program.
-  void close() { copystack_chan_close(c_); }
+  // Closing twice, closing a nil channel, or sending on a closed channel
+  // stops the program.
+  void close() {
+    if (!c_)
+      __copystack_misuse("copystack::Chan::close: close of nil channel");
+    copystack_chan_close(c_);
+  }
   size_t size() const { return c_ ? copystack_chan_len(c_) : 0; }
   size_t capacity() const { return c_ ? copystack_chan_cap(c_) : 0; }
   copystack_chan *get() const { return c_; }
@@ -394,12 +454,15 @@ public:
   void done() { copystack_waitgroup_done(&wg_); }
   void wait() { copystack_waitgroup_wait(&wg_); }
   // add(1), then f() in a new task that calls done() when f returns.
-  template <class F> void go(F &&f) {
+  template <class F> COPYSTACK_SPAWN_SITE void go(F &&f) {
+    detail::check_callable(f);
     add(1);
-    copystack::go([this, fn = std::forward<F>(f)]() mutable {
-      fn();
-      done();
-    });
+    detail::spawn(
+        [this, fn = std::forward<F>(f)]() mutable {
+          fn();
+          done();
+        },
+        0, __builtin_return_address(0));
   }
 
 private:

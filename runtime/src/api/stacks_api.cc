@@ -16,6 +16,8 @@ using namespace copystack_rt;
 extern "C" {
 
 int copystack_current_stack(copystack_stack_info *out) {
+  if (!out)
+    fatal("copystack_current_stack: the output structure is null");
   Thread &th = __copystack_thread;
   if (!th.task)
     return -1;
@@ -45,6 +47,8 @@ size_t copystack_max_stack(void) { return config().max_stack.load(); }
 void copystack_collect(void) { collect(true); }
 
 void copystack_get_policy(copystack_policy *out) {
+  if (!out)
+    fatal("copystack_get_policy: the output structure is null");
   Config &c = config();
   out->shrink = c.shrink.load();
   out->adaptive_start = c.adaptive.load();
@@ -54,6 +58,8 @@ void copystack_get_policy(copystack_policy *out) {
 }
 
 void copystack_set_policy(const copystack_policy *p) {
+  if (!p)
+    fatal("copystack_set_policy: the policy is null");
   Config &c = config();
   c.shrink.store(p->shrink != 0);
   c.adaptive.store(p->adaptive_start != 0);

@@ -4,6 +4,7 @@
 #include "core/pin.h"
 #include "core/stack_alloc.h"
 #include "platform/config.h"
+#include "platform/fatal.h"
 #include "platform/stats.h"
 #include "sched/scheduler.h"
 #include "sched/sync.h"
@@ -16,6 +17,8 @@ using namespace copystack_rt;
 extern "C" {
 
 void copystack_get_stats(copystack_stats *out) {
+  if (!out)
+    fatal("copystack_get_stats: the output structure is null");
   Stats &s = stats();
   out->tasks_created = s.tasks_created.load();
   out->growths = s.growths.load();

@@ -1,5 +1,6 @@
 // copy.cc: moving a task's stack (copy.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/copy.h"
 #include "core/stack_alloc.h"
 #include "core/verify.h"
@@ -63,9 +64,6 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
   const Stack fresh = allocate_stack(new_size);
   c.used = old.hi - block;
   c.block = fresh.hi - c.used;
-  // Copies no sanitizer sees: the task's frames only change address.
-  san::copy_unseen(reinterpret_cast<void *>(c.block),
-                   reinterpret_cast<void *>(block), c.used);
   if (cfg.verify)
     san::fill_unseen(reinterpret_cast<void *>(fresh.lo), kPoison,
                      c.block - fresh.lo);
@@ -74,6 +72,7 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
                 reinterpret_cast<uintptr_t>(__copystack_task_return));
   if (cfg.verify_scan)
     rel.enable_verify(c.block);
+  rel.copy(c.block, block, c.used);
   if (kind == Block::kMoreStack) {
     CS_CHECK(asker, "a growth names the function that asked");
     rel.run(walk_from_morestack(
@@ -86,7 +85,7 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
       report("verify: %u suspicious word(s) after moving the stack of task "
              "%lu (%s)",
              n, (unsigned long)t->id,
-             asker ? asker->name() : "suspended");
+             Demangled(asker ? asker->name() : "suspended").str());
 
   t->stack = fresh;
   t->copies++;

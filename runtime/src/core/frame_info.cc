@@ -1,6 +1,8 @@
 // frame_info.cc: frame maps from the magic prefix, callee-saved register
 // slots from the unwind tables (frame_info.h, eh_frame.h).
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
+#include "platform/demangle.h"
 #include "core/frame_info.h"
 #include "core/eh_frame.h"
 #include "platform/fatal.h"
@@ -39,7 +41,11 @@ struct TlsEntry {
   uintptr_t ra;
   const FrameInfo *info;
 };
-thread_local TlsEntry t_cache[kTlsCache];
+struct FrameCache {
+  TlsEntry call_sites[kTlsCache];
+  TlsEntry last_function; // frame_info_for_function's
+};
+FrameCache &cache() { return thread_block<FrameCache>(kSlotFrameCache); }
 
 } // namespace
 
@@ -68,7 +74,9 @@ const copystack_frame_map *map_for_entry(uintptr_t entry) {
   if (version != COPYSTACK_ABI_VERSION || map->version != COPYSTACK_ABI_VERSION)
     fatal("function %s was compiled for copystack ABI version %u; this "
           "runtime implements version %d: rebuild it with the matching plugin",
-          map->version == COPYSTACK_ABI_VERSION ? map->name : symbol_name(entry),
+          Demangled(map->version == COPYSTACK_ABI_VERSION ? map->name
+                                                          : symbol_name(entry))
+              .str(),
           version, COPYSTACK_ABI_VERSION);
   auto *resolved = reinterpret_cast<std::atomic<uint32_t> *>(&map->resolved);
   if (!resolved->load(std::memory_order_acquire)) {
@@ -136,40 +144,45 @@ const int32_t *make_list(const std::vector<int32_t> &v, uint32_t &n) {
 } // namespace
 
 void flatten_words(FrameInfo &fi) {
-  std::vector<int32_t> w, out, jb, va, rs;
-  for (int i = 0; i < kNumCsr; ++i)
-    if (fi.csr_offset[i])
-      w.push_back(16 + fi.csr_offset[i]);
+  // Words (by %rbp offset) that a description says are not pointers, and
+  // words any description says may be: the second wins.
+  std::vector<int32_t> skip, keep, jb, va, rs;
   const copystack_frame_map &m = *fi.map;
   for (uint32_t i = 0; i < m.nobjects; ++i) {
     const copystack_object &o = m.objects[i];
-    std::vector<int32_t> &to = (o.flags & COPYSTACK_OBJF_OUTGOING) ? out : w;
+    // Variadic words in the outgoing area are described from the frame's
+    // bottom, which varies with the callee: scanned like any other word.
+    if (o.flags & COPYSTACK_OBJF_OUTGOING)
+      continue;
     if (o.kind == COPYSTACK_OBJ_JMPBUF_REF ||
         o.kind == COPYSTACK_OBJ_VALIST_REF) {
-      w.push_back(o.offset);
+      keep.push_back(o.offset);
       (o.kind == COPYSTACK_OBJ_JMPBUF_REF ? jb : va).push_back(o.offset);
       continue;
     }
     if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
       rs.push_back(o.offset);
-    uint32_t nw = o.size / 8;
-    for (uint32_t k = 0; k < nw; ++k) {
-      bool ptr = o.kind == COPYSTACK_OBJ_ALL_WORDS ||
+    const int32_t first = o.offset & ~7, end = (o.offset + o.size + 7) & ~7;
+    for (int32_t w = first; w < end; w += 8) {
+      // A word the object covers only in part may hold its neighbour too.
+      bool whole = w >= o.offset && w + 8 <= o.offset + int32_t(o.size);
+      uint32_t k = static_cast<uint32_t>(w - o.offset) / 8;
+      bool ptr = !whole || o.kind == COPYSTACK_OBJ_ALL_WORDS ||
                  (o.kind == COPYSTACK_OBJ_BITMAP &&
                   (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
-      if (ptr)
-        to.push_back(o.offset + static_cast<int32_t>(8 * k));
+      (ptr ? keep : skip).push_back(w);
     }
   }
+  std::sort(keep.begin(), keep.end());
+  std::vector<int32_t> words;
+  for (int32_t w : skip)
+    if (!std::binary_search(keep.begin(), keep.end(), w))
+      words.push_back(w);
   fi.jmpbufs = make_list(jb, fi.njmpbufs);
   fi.valists = make_list(va, fi.nvalists);
   fi.regsaves = make_list(rs, fi.nregsaves);
-  fi.outgoing = make_runs(out, fi.noutgoing);
-  if (!w.empty()) {
-    fi.lowest = *std::min_element(w.begin(), w.end());
-    fi.highest = *std::max_element(w.begin(), w.end()) + 8;
-  }
-  fi.runs = make_runs(w, fi.nruns);
+  fi.skip = make_runs(words, fi.nskip);
+  fi.plain = !fi.nskip && !fi.njmpbufs && !fi.nvalists && !fi.nregsaves;
 }
 
 static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
@@ -209,7 +222,7 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
 }
 
 const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
-  TlsEntry &e = t_cache[(ra >> 2) % kTlsCache];
+  TlsEntry &e = cache().call_sites[(ra >> 2) % kTlsCache];
   if (e.ra == ra)
     return e.info;
   // The return address is the instruction after the call; the call itself
@@ -234,7 +247,7 @@ const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
 }
 
 const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
-  static thread_local TlsEntry last;
+  TlsEntry &last = cache().last_function;
   if (last.ra == pc)
     return last.info;
   std::unique_lock<san::QuietMutex> g(g_cache_lock);
@@ -256,5 +269,8 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   last = TlsEntry{pc, fi};
   return fi;
 }
+
+void frame_info_fork_lock() { g_cache_lock.lock(); }
+void frame_info_fork_unlock() { g_cache_lock.unlock(); }
 
 } // namespace copystack_rt

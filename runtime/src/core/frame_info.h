@@ -26,22 +26,26 @@ struct FrameInfo {
   // Offset from the frame's CFA (%rbp + 16) of each callee-saved register
   // the function saved, or 0 if it did not save it.
   int32_t csr_offset[kNumCsr] = {0, 0, 0, 0, 0};
-  // Call sites only, for the relocator's fast path: every word of the frame
-  // that may hold a pointer, as runs of consecutive words at offsets from
-  // %rbp (callee-saved register slots, then the map's objects); and the
-  // lowest and highest byte the runs cover.
+  // Call sites only, for the relocator: the words of the frame its map
+  // knows hold no pointer (NO_POINTERS objects, the unmarked words of BITMAP
+  // objects), as runs of consecutive words at offsets from %rbp, in
+  // ascending order. Every other word of the frame is range-checked: the
+  // map's pointer words, callee-saved register slots, and the register
+  // allocator's spill slots (docs/maps.md, "Values live across calls").
   struct Run {
     int32_t offset;
     uint32_t words;
   };
-  const Run *runs = nullptr;
-  uint32_t nruns = 0;
-  int32_t lowest = 0, highest = 0;
-  // Offsets of COPYSTACK_OBJ_JMPBUF_REF slots (also in runs: the slot is a
-  // pointer itself), whose jmp_bufs are relocated after the slot.
+  const Run *skip = nullptr;
+  uint32_t nskip = 0;
+  // No skip runs and no slots naming memory off the frame: the copy's range
+  // check is all the frame needs.
+  bool plain = true;
+  // Offsets of COPYSTACK_OBJ_JMPBUF_REF slots (scanned as words too: the
+  // slot is a pointer itself), whose jmp_bufs are relocated after it.
   const int32_t *jmpbufs = nullptr;
   uint32_t njmpbufs = 0;
-  // Offsets of COPYSTACK_OBJ_VALIST_REF slots (also in runs), whose
+  // Offsets of COPYSTACK_OBJ_VALIST_REF slots (scanned as words too), whose
   // va_lists' two pointers are relocated after the slot.
   const int32_t *valists = nullptr;
   uint32_t nvalists = 0;
@@ -49,14 +53,10 @@ struct FrameInfo {
   // variadic shim's), relocated after the frame's words.
   const int32_t *regsaves = nullptr;
   uint32_t nregsaves = 0;
-  // COPYSTACK_OBJF_OUTGOING words, as runs from the frame's bottom (the
-  // callee's CFA) rather than from %rbp.
-  const Run *outgoing = nullptr;
-  uint32_t noutgoing = 0;
   const char *name() const { return map ? map->name : "?"; }
 };
 
-// Fills fi.runs, nruns, lowest, highest from fi.map and fi.csr_offset.
+// Fills fi.skip and the lists of indirect slots from fi.map.
 void flatten_words(FrameInfo &fi);
 
 // Looks up the frame a call site belongs to. The function must be
@@ -75,6 +75,10 @@ const copystack_frame_map *map_for_entry(uintptr_t entry);
 
 // True when fn's prefix (abi.h) carries COPYSTACK_MAGIC.
 bool is_instrumented(const void *fn);
+
+// fork(): the frame cache's lock, before it and after it (sched/fork.cc).
+void frame_info_fork_lock();
+void frame_info_fork_unlock();
 
 // A symbol name for pc (dladdr), for messages; never null.
 const char *symbol_name(uintptr_t pc);

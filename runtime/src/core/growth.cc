@@ -12,7 +12,10 @@
 //      the new stack, relocated, installed; the old stack released.
 //   3. Install the new limit, and return the block's new address;
 //      morestack.S restores the registers there and resumes the function at
-//      its return address + 1, past LLVM's "ret".
+//      its return address + 1, past LLVM's "ret". When the check failed
+//      because the monitor asked the task to yield (the limit was
+//      COPYSTACK_PREEMPT_LIMIT, sched/preempt.h), bit 0 of the address says
+//      so, and morestack.S parks the task before it resumes.
 //
 // In stress mode every check lands here and the stack moves even when the
 // frame fits (Go's stackForceMove). In verify mode every check lands here
@@ -21,6 +24,7 @@
 // frame, not left behind by a returned one.
 #include "platform/split_stack_notes.h"
 #include "platform/config.h"
+#include "platform/demangle.h"
 #include "platform/fatal.h"
 #include "core/frame_info.h"
 #include "core/copy.h"
@@ -62,15 +66,21 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
   t->scrub_low = next < t->stack.lo || next > below ? t->stack.lo : next;
 }
 
-[[noreturn]] void over_limit(Task *t, size_t want, size_t max,
-                             const char *fn, size_t frame, size_t live) {
-  char a[32], b[32];
-  fatal("stack of task %lu would grow to %s, over the maximum stack size of "
-        "%s, when %s asked for a %zu-byte frame with %zu bytes of frames "
-        "live (copystack_set_max_stack() or COPYSTACK_MAX_STACK raise the "
-        "limit)",
-        (unsigned long)t->id, human(want, a, sizeof a), human(max, b, sizeof b),
-        fn, frame, live);
+// Go's "goroutine stack exceeds limit". The task dump starts at the
+// asking function (its frame is not built yet: its caller's return address
+// and %rbp are in the block).
+[[noreturn]] void over_limit(Task *t, const MoreStackBlock *blk, size_t want,
+                             size_t max, const char *fn, size_t frame,
+                             size_t live) {
+  char a[32], b[32], name[512];
+  fatal_at(blk->ret, blk->caller_ret, blk->rbp,
+           "stack of task %lu would grow to %s, over the maximum stack size "
+           "of %s, when %s asked for a %zu-byte frame with %zu bytes of "
+           "frames live (copystack_set_max_stack() or COPYSTACK_MAX_STACK "
+           "raise the limit)",
+           (unsigned long)t->id, human(want, a, sizeof a),
+           human(max, b, sizeof b), demangle(fn, name, sizeof name), frame,
+           live);
 }
 
 } // namespace
@@ -79,7 +89,7 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
 
 using namespace copystack_rt;
 
-extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
+extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   // On the thread's stack, in the task's name (platform/sanitizers.h).
   san::UnseenScope unseen;
   Thread &th = __copystack_thread;
@@ -98,11 +108,19 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   if (*reinterpret_cast<const uint8_t *>(b->ret) != 0xc3)
     fatal("__morestack was called from %s (%#lx), not from an LLVM "
           "split-stack prologue",
-          symbol_name(b->ret), (unsigned long)b->ret);
+          Demangled(symbol_name(b->ret)).str(), (unsigned long)b->ret);
+  // The monitor asked the task to yield (sched/preempt.h): through the
+  // limit, or, while the thread was in the runtime, through preempt_seq.
+  const uintptr_t yield =
+      limit == COPYSTACK_PREEMPT_LIMIT ||
+              __atomic_load_n(&th.preempt_seq, __ATOMIC_RELAXED) == th.run_seq
+          ? 1
+          : 0;
   const char *why = "unknown";
   const FrameInfo *asker = frame_info_for_function(b->ret, &why);
   if (!asker)
-    fatal("__morestack was called from %s: %s", symbol_name(b->ret), why);
+    fatal("__morestack was called from %s: %s",
+          Demangled(symbol_name(b->ret)).str(), why);
 
   const size_t frame = b->r10;
   const size_t live = old.hi - sp;
@@ -114,12 +132,13 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
       b->r11 != asker->map->stack_arg_bytes)
     fatal("verify: the frame map of %s says %u bytes of stack arguments, "
           "LLVM's prologue says %lu",
-          asker->name(), asker->map->stack_arg_bytes, (unsigned long)b->r11);
+          Demangled(asker->name()).str(), asker->map->stack_arg_bytes,
+          (unsigned long)b->r11);
 
   if (fits && !cfg.stress) {
     if (cfg.verify)
       scrub(task, block, frame);
-    return block;
+    return block | yield;
   }
 
   size_t size = fits ? old.size() : old.size() * 2;
@@ -127,7 +146,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
     size *= 2;
   const size_t max = cfg.max_stack.load();
   if (size > max)
-    over_limit(task, size, max, asker->name(), frame, live);
+    over_limit(task, b, size, max, asker->name(), frame, live);
 
   const Copy c = copy_stack(task, size, block, Block::kMoreStack, asker,
                             /*to_pool=*/false);
@@ -155,5 +174,5 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b) {
   ev.ns = c.ns;
   ev.forced = !grew;
   publish_growth(ev);
-  return c.block;
+  return c.block | yield;
 }

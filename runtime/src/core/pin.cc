@@ -19,36 +19,52 @@ struct PinChunk {
 
 namespace {
 
-// Chunks come from the C heap and grow geometrically along a task's chain:
-// a task that pins one small local (a wait group its children signal)
-// costs a 512-byte chunk, not a page, so a million such tasks stay cheap;
-// one that pins a lot gets chunks up to 64 KiB. One spare first-size chunk
-// per thread saves the malloc when a loop crosses a chunk boundary.
+// Chunks come from the C heap: a task that pins one small local (a wait
+// group its children signal) costs a 512-byte chunk, not a page, so a
+// million such tasks stay cheap; one that needs more pins a lot (a
+// recursion whose frames pin locals, an interpreter), and its next chunks
+// are big enough that its depth rarely goes back and forth across a chunk
+// boundary: 16 KiB, then doubling up to 64 KiB.
 constexpr size_t kFirstChunk = 512;
+constexpr size_t kSecondChunk = 16 * 1024;
 constexpr size_t kMaxChunk = 64 * 1024;
+// Chunks given back stay with the thread, up to this many bytes, for the
+// next task's (or the same task's) next chunk: a recursion whose frames
+// pin locals crosses a chunk boundary at every call and return, and without
+// them paid a malloc and a free each time (segmented stacks' hot split;
+// QuickJS's interpreter hit it on a sixth of its calls).
+constexpr size_t kCachedBytes = 256 * 1024;
 std::atomic<uint64_t> g_sys{0};
-// Back to the heap when its thread ends.
-struct Spare {
-  PinChunk *chunk = nullptr;
-  ~Spare() {
-    if (chunk) {
-      g_sys -= chunk->bytes;
-      free(chunk);
+struct ChunkCache {
+  PinChunk *head = nullptr; // linked through prev
+  size_t bytes = 0;
+  ~ChunkCache() { // the thread ends: its chunks go back to the heap
+    while (PinChunk *c = head) {
+      head = c->prev;
+      g_sys -= c->bytes;
+      free(c);
     }
   }
 };
-thread_local Spare t_spare;
+thread_local ChunkCache t_cached;
 
 PinChunk *new_chunk(size_t need, const PinChunk *prev) {
-  size_t bytes = prev ? prev->bytes * 2 : kFirstChunk;
+  size_t bytes = !prev                         ? kFirstChunk
+                 : prev->bytes < kSecondChunk ? kSecondChunk
+                                              : prev->bytes * 2;
   if (bytes > kMaxChunk)
     bytes = kMaxChunk;
   while (bytes < need + sizeof(PinChunk))
     bytes *= 2;
-  if (t_spare.chunk && t_spare.chunk->bytes == bytes) {
-    PinChunk *c = t_spare.chunk;
-    t_spare.chunk = nullptr;
-    return c;
+  // The most recently given back chunk that is big enough.
+  ChunkCache &cache = t_cached;
+  for (PinChunk **link = &cache.head; *link; link = &(*link)->prev) {
+    PinChunk *c = *link;
+    if (c->bytes >= need + sizeof(PinChunk) && c->bytes <= 2 * bytes) {
+      *link = c->prev;
+      cache.bytes -= c->bytes;
+      return c;
+    }
   }
   void *p = malloc(bytes);
   if (!p)
@@ -62,8 +78,11 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
 void drop_chunk(PinChunk *c) {
   // Under ThreadSanitizer a chunk goes back to the heap, where TSan sees
   // it change hands, rather than to the next task on this thread.
-  if (!t_spare.chunk && c->bytes == kFirstChunk && !san::tsan()) {
-    t_spare.chunk = c;
+  ChunkCache &cache = t_cached;
+  if (cache.bytes + c->bytes <= kCachedBytes && !san::tsan()) {
+    c->prev = cache.head;
+    cache.head = c;
+    cache.bytes += c->bytes;
     return;
   }
   g_sys -= c->bytes;
@@ -85,14 +104,20 @@ void pop_to(Thread &th, uintptr_t value) {
 } // namespace
 
 PinState save_pins(const Thread &th) {
-  return PinState{th.pin_top, th.pin_lo, th.pin_hi, th.pin_chunk};
+  CS_CHECK(th.pin_chunk || (th.pin_lo == 0 && th.pin_hi == 0),
+           "a task's pinned area without a chunk has no bounds");
+  return PinState{th.pin_top, th.pin_chunk};
 }
 
 void load_pins(Thread &th, const PinState &p) {
   th.pin_top = p.top;
-  th.pin_lo = p.lo;
-  th.pin_hi = p.hi;
   th.pin_chunk = p.chunk;
+  if (PinChunk *c = p.chunk) {
+    th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
+    th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+  } else {
+    th.pin_lo = th.pin_hi = 0;
+  }
 }
 
 void free_pins(PinState &p) {

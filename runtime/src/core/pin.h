@@ -11,9 +11,11 @@
 
 namespace copystack_rt {
 
-// The pinned state a task carries while it does not run.
+// The pinned state a task carries while it does not run: the top, and
+// the current chunk, whose bounds are the thread's lo and hi while the
+// task runs (without a chunk they are 0).
 struct PinState {
-  uintptr_t top = 0, lo = 0, hi = 0;
+  uintptr_t top = 0;
   PinChunk *chunk = nullptr;
 };
 

@@ -1,5 +1,6 @@
 // relocate.cc: rewriting the pointers of a copied stack (relocate.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/relocate.h"
 #include "platform/fatal.h"
 
@@ -33,8 +34,9 @@ void Relocator::enable_verify(uintptr_t used_lo) {
   seen_.assign((new_.hi - used_lo) / 8, 0);
 }
 
-// The one rule of relocation: a described word that points into the old
-// stack moves by delta; every other value stays as it is.
+// The one rule of relocation: a word that points into the old stack moves
+// by delta; every other value stays as it is. (For words off the stack a
+// slot names: a jmp_buf, a va_list. On the stack, copy() has done it.)
 void Relocator::adjust(uintptr_t *slot) {
   uintptr_t v = *slot;
   if (v - old_.lo < old_.hi - old_.lo) {
@@ -45,12 +47,13 @@ void Relocator::adjust(uintptr_t *slot) {
     known(reinterpret_cast<uintptr_t>(slot), 8);
 }
 
-// The fast path's inner loop, with the bounds in locals so that stores
-// through p cannot be taken to change them; written so that it vectorizes,
-// and built for the vector units this CPU has (a 64-bit unsigned compare
-// takes one instruction with AVX-512, several without).
-// (Not under ThreadSanitizer: the clones' resolver runs while the dynamic
-// linker relocates the program, before TSan's runtime is initialised.)
+// The copy itself, fused with the range check of every word: one streaming
+// pass over the used stack, at memory speed. run() then puts back the words
+// the maps know are not pointers. Written so that it vectorizes, and built
+// for the vector units this CPU has (a 64-bit unsigned compare takes one
+// instruction with AVX-512, several without). Not under ThreadSanitizer:
+// the clones' resolver runs while the dynamic linker relocates the
+// program, before TSan's runtime is initialised.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define COPYSTACK_NO_CLONES 1
@@ -60,31 +63,48 @@ void Relocator::adjust(uintptr_t *slot) {
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 uint64_t
-Relocator::adjust_run(uintptr_t *p, uint32_t n, uintptr_t lo, uintptr_t size,
-                      intptr_t delta) {
+Relocator::copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
+                    uintptr_t lo, uintptr_t size, intptr_t delta) {
   uint64_t count = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    uintptr_t v = p[i];
+  for (size_t i = 0; i < n; ++i) {
+    uintptr_t v = from[i];
     bool in = v - lo < size;
-    p[i] = in ? v + delta : v;
+    to[i] = in ? v + delta : v;
     count += in;
   }
   return count;
 }
 
-void Relocator::known(uintptr_t addr, size_t bytes) {
-  if (!verify_)
-    return;
+void Relocator::copy(uintptr_t to, uintptr_t from, size_t bytes) {
+  CS_CHECK(bytes % 8 == 0 && to % 8 == 0 && from % 8 == 0,
+           "a stack copy moves whole words");
+  adjusted_ += copy_run(reinterpret_cast<uintptr_t *>(to),
+                        reinterpret_cast<const uintptr_t *>(from), bytes / 8,
+                        old_.lo, old_.size(), delta_);
+}
+
+// A word the copy moved though the maps say it is not a pointer gets its
+// value back from the old stack.
+void Relocator::restore(uintptr_t *slot) {
+  uintptr_t was = *reinterpret_cast<const uintptr_t *>(
+      reinterpret_cast<uintptr_t>(slot) - delta_);
+  if (*slot != was) {
+    *slot = was;
+    --adjusted_;
+  }
+  known(reinterpret_cast<uintptr_t>(slot), 8);
+}
+
+void Relocator::restore_span(uintptr_t from, uintptr_t to) {
+  for (uintptr_t a = from; a < to; a += 8)
+    restore(reinterpret_cast<uintptr_t *>(a));
+}
+
+void Relocator::mark_known(uintptr_t addr, size_t bytes) {
   uintptr_t lo = addr & ~uintptr_t(7);
   for (uintptr_t a = lo; a < addr + bytes; a += 8)
     if (a >= used_lo_ && a < new_.hi)
       seen_[(a - used_lo_) / 8] = 1;
-}
-
-void Relocator::scan_all(uintptr_t lo, size_t bytes) {
-  lo = (lo + 7) & ~uintptr_t(7);
-  for (uintptr_t a = lo; a + 8 <= lo + bytes; a += 8)
-    adjust(reinterpret_cast<uintptr_t *>(a));
 }
 
 namespace {
@@ -154,20 +174,20 @@ void Relocator::reg_save_area(uintptr_t va_list) {
     adjust(reinterpret_cast<uintptr_t *>(rsa) + i);
 }
 
-void Relocator::runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n) {
-  const uintptr_t lo = old_.lo, size = old_.size();
+// The copy range-checked every word of the frame [lo, rbp): the map's
+// pointer words, the callee-saved register slots, and whatever the
+// register allocator spilled there (docs/maps.md, "Values live across
+// calls"). The words its map knows hold no pointer (skip: runs from %rbp,
+// ascending) get their values back.
+void Relocator::frame_words(uintptr_t lo, uintptr_t rbp,
+                            const FrameInfo::Run *skip, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
-    auto *p = reinterpret_cast<uintptr_t *>(base + r[i].offset);
-    uint32_t words = r[i].words;
-    if (words >= 8) {
-      adjusted_ += adjust_run(p, words, lo, size, delta_);
-      continue;
-    }
-    for (uint32_t k = 0; k < words; ++k) // short runs: no call
-      if (p[k] - lo < size) {
-        p[k] += delta_;
-        ++adjusted_;
-      }
+    uintptr_t s = rbp + skip[i].offset, e = s + 8 * skip[i].words;
+    if (s < lo)
+      s = lo;
+    if (e > rbp)
+      e = rbp;
+    restore_span(s, e);
   }
 }
 
@@ -181,10 +201,10 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
     broken("a frame map object lies outside the stack", base);
   switch (o.kind) {
   case COPYSTACK_OBJ_NO_POINTERS:
+    restore_span(base, base + (o.size & ~7u));
     known(base, o.size);
     return;
   case COPYSTACK_OBJ_ALL_WORDS:
-    scan_all(base, o.size);
     known(base, o.size);
     if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
       reg_save_area(base);
@@ -199,17 +219,18 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
     return;
   case COPYSTACK_OBJ_BITMAP: {
     const uint64_t *bits = map.bitmaps + o.bitmap;
-    uint32_t words = (o.size + 7) / 8;
+    uint32_t words = o.size / 8;
     for (uint32_t w = 0; w < words; ++w)
-      if (bits[w / 64] & (uint64_t(1) << (w % 64)))
-        adjust(reinterpret_cast<uintptr_t *>(base + 8 * w));
+      if (!(bits[w / 64] & (uint64_t(1) << (w % 64))))
+        restore(reinterpret_cast<uintptr_t *>(base + 8 * w));
     known(base, o.size);
     if (o.flags & COPYSTACK_OBJF_REG_SAVE_AREA)
       reg_save_area(base);
     return;
   }
   default:
-    fatal("frame map of %s has an object of unknown kind %u", map.name,
+    fatal("frame map of %s has an object of unknown kind %u",
+          Demangled(map.name).str(),
           o.kind);
   }
 }
@@ -219,7 +240,7 @@ void Relocator::broken(const char *what, uintptr_t at) const {
         "%s at %#lx (walked %zu frames, last %s)",
         (unsigned long)old_.lo, (unsigned long)old_.hi, (unsigned long)new_.lo,
         (unsigned long)new_.hi, what, (unsigned long)at, frames_.size(),
-        frames_.empty() ? "none" : frames_.back().name);
+        Demangled(frames_.empty() ? "none" : frames_.back().name).str());
 }
 
 void Relocator::run(const WalkStart &s) {
@@ -227,34 +248,27 @@ void Relocator::run(const WalkStart &s) {
   if (s.known_hi > s.known_lo)
     known(s.known_lo, s.known_hi - s.known_lo);
 
-  // 1. Registers. Argument registers are precise when the asking function's
-  // map could model its signature; callee-saved registers and %rbp carry
-  // no type and are range-checked.
-  if (s.asker) {
-    bool all = s.asker->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE;
+  // 1. Registers, in the block the runtime pushed (the copy range-checked
+  // it). Argument registers are precise when the asking function's map
+  // could model its signature: those that are not pointers get their values
+  // back; callee-saved registers and %rbp carry no type and stay
+  // range-checked.
+  if (s.asker && !(s.asker->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE)) {
     for (int i = 0; i < kNumArgRegs; ++i)
-      if (r.arg[i] && (all || (s.asker->gpr_mask & (1u << i))))
-        adjust(r.arg[i]);
-    if (r.xmm && (s.asker->flags & COPYSTACK_MAPF_VECTOR_ARGS))
+      if (r.arg[i] && !(s.asker->gpr_mask & (1u << i)))
+        restore(r.arg[i]);
+    if (r.xmm && !(s.asker->flags & COPYSTACK_MAPF_VECTOR_ARGS))
       for (int i = 0; i < 16; ++i)
-        adjust(reinterpret_cast<uintptr_t *>(&r.xmm[i]));
+        restore(reinterpret_cast<uintptr_t *>(&r.xmm[i]));
   }
-  for (int i = 0; i < kNumCsr; ++i)
-    if (r.csr[i])
-      adjust(r.csr[i]);
-  if (r.rbp)
-    adjust(r.rbp);
 
-  // 2. The asking function's incoming stack arguments.
-  if (s.asker) {
+  // 2. The asking function's incoming stack arguments: those its map says
+  // are not pointers get their values back.
+  if (s.asker && !(s.asker->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE)) {
     const copystack_frame_map &m = *s.asker;
-    if (m.flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) {
-      scan_all(s.asker_cfa, s.asker_arg_bytes);
-    } else {
-      for (uint32_t i = 0; i < m.nobjects; ++i)
-        if (m.objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
-          object(s.asker_cfa - 16, s.asker_cfa, m.objects[i], m);
-    }
+    for (uint32_t i = 0; i < m.nobjects; ++i)
+      if (m.objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
+        object(s.asker_cfa - 16, s.asker_cfa, m.objects[i], m);
   }
 
   // 3. The frames, innermost first, through the %rbp chain.
@@ -277,7 +291,7 @@ void Relocator::run(const WalkStart &s) {
       fi = lookup_.call_site(ra, &why);
       if (!fi)
         fatal("stack walk: return address %#lx (%s) on a copyable stack: %s",
-              (unsigned long)ra, symbol_name(ra), why);
+              (unsigned long)ra, Demangled(symbol_name(ra)).str(), why);
       last_ra_ = ra;
       last_fi_ = fi;
     }
@@ -285,20 +299,12 @@ void Relocator::run(const WalkStart &s) {
       broken("a frame pointer is out of order", rbp);
     uintptr_t cfa = rbp + 16;
     ++nframes_;
-    if (verify_) {
+    if (verify_)
       frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
-      for (int i = 0; i < kNumCsr; ++i)
-        if (fi->csr_offset[i])
-          adjust(reinterpret_cast<uintptr_t *>(cfa + fi->csr_offset[i]));
-      const copystack_frame_map &m = *fi->map;
-      for (uint32_t i = 0; i < m.nobjects; ++i)
-        object(rbp, frame_lo, m.objects[i], m);
-    } else {
-      if (fi->nruns &&
-          (rbp + fi->lowest < new_.lo || rbp + fi->highest > new_.hi))
-        broken("a frame map object lies outside the stack", rbp);
-      runs(rbp, fi->runs, fi->nruns);
-      runs(frame_lo, fi->outgoing, fi->noutgoing);
+    // The copy did all a frame needs unless its map knows integers or
+    // names memory off the frame (most frames of a deep recursion).
+    if (!fi->plain) {
+      frame_words(frame_lo, rbp, fi->skip, fi->nskip);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
         jmpbuf(rbp + fi->jmpbufs[i]);
       for (uint32_t i = 0; i < fi->nvalists; ++i)
@@ -306,11 +312,10 @@ void Relocator::run(const WalkStart &s) {
       for (uint32_t i = 0; i < fi->nregsaves; ++i)
         reg_save_area(rbp + fi->regsaves[i]);
     }
-    auto *saved_rbp = reinterpret_cast<uintptr_t *>(rbp);
-    adjust(saved_rbp);
+    known(frame_lo, cfa - frame_lo);
     ra_slot = reinterpret_cast<uintptr_t *>(rbp + 8);
     frame_lo = cfa;
-    rbp = *saved_rbp;
+    rbp = *reinterpret_cast<uintptr_t *>(rbp);
   }
 }
 
@@ -322,25 +327,14 @@ unsigned Relocator::report_unrelocated() const {
     if (seen_[i])
       continue;
     uintptr_t addr = used_lo_ + 8 * i;
-    uintptr_t v = *reinterpret_cast<uintptr_t *>(addr);
-    if (v < old_.lo || v >= old_.hi)
+    uintptr_t was = *reinterpret_cast<uintptr_t *>(addr - delta_);
+    if (was - old_.lo >= old_.size())
       continue;
-    const Frame *owner = nullptr;
-    for (const Frame &f : frames_)
-      if (addr >= f.lo && addr < f.cfa) {
-        owner = &f;
-        break;
-      }
-    if (owner)
-      report("verify: word at %s%+ld(%%rbp) holds %#lx, an address in the "
-             "old stack [%#lx, %#lx) that no map describes",
-             owner->name, (long)(addr - owner->rbp), (unsigned long)v,
-             (unsigned long)old_.lo, (unsigned long)old_.hi);
-    else
-      report("verify: word at %#lx (outside any frame) holds %#lx, an "
-             "address in the old stack [%#lx, %#lx)",
-             (unsigned long)addr, (unsigned long)v, (unsigned long)old_.lo,
-             (unsigned long)old_.hi);
+    report("verify: word at %#lx (outside any frame) held %#lx, an address "
+           "in the old stack [%#lx, %#lx): it moved with the stack, though "
+           "no frame owns it",
+           (unsigned long)addr, (unsigned long)was, (unsigned long)old_.lo,
+           (unsigned long)old_.hi);
     ++reports;
   }
   return reports;

@@ -1,21 +1,25 @@
-// relocate.h: rewriting the pointers of a stack that was just copied.
+// relocate.h: copying a stack and rewriting its pointers.
 //
-// The copy is byte for byte, so every word that pointed into the old stack
-// [old.lo, old.hi) still does. The relocator walks the new copy frame by
-// frame and adds delta = new.hi - old.hi to exactly the words the maps
-// describe, when (and only when) they point into the old stack:
+// copy() moves the used part of the old stack [old.lo, old.hi) to the new
+// one and, in the same pass, adds delta = new.hi - old.hi to every word that
+// points into the old stack: every word of every frame is range-checked, as
+// registers are (docs/maps.md). run() then walks the new copy frame by
+// frame and puts back the words the maps know are not pointers:
 //
-//   1. the suspended registers: the asking function's pointer arguments
-//      (its map's gpr_mask), and the callee-saved registers and %rbp, which
-//      may hold anything and are range-checked;
-//   2. the asking function's incoming stack arguments (argument objects of
-//      its map);
-//   3. for every frame up to the task's entry, through the %rbp chain:
-//      its saved %rbp, the callee-saved registers its prologue saved (found
-//      in the unwind tables), and every object its map describes.
+//   1. the asking function's argument registers that are not pointers (its
+//      map's gpr_mask), and the vector registers unless they carry pointers;
+//   2. its incoming stack arguments that are not pointers;
+//   3. for every frame up to the task's entry, through the %rbp chain: the
+//      words of its map's NO_POINTERS objects and the unmarked words of its
+//      BITMAP objects; and it follows the slots that name memory off the
+//      frame (a jmp_buf, a va_list, a register save area) to relocate
+//      their words.
 //
-// Verify (scan) mode marks each word it looked at and afterwards reports every
-// unmarked word of the new stack that holds an old-stack address.
+// A word not described as a pointer is never changed where the maps know it
+// is an integer; a spill slot or a callee-saved register holding an address
+// inside the old stack moves with it. Verify (scan) mode marks the words of
+// every frame and reports the words outside every frame that held an old
+// stack address.
 #ifndef COPYSTACK_RELOCATE_H
 #define COPYSTACK_RELOCATE_H
 
@@ -68,6 +72,11 @@ public:
   // Before run(): remember which words of [used_lo, new.hi) were examined.
   void enable_verify(uintptr_t used_lo);
 
+  // Copies bytes of the old stack at from to the new stack at to, moving
+  // every word that points into the old stack (the range check of a
+  // register). Before run().
+  void copy(uintptr_t to, uintptr_t from, size_t bytes);
+
   void run(const WalkStart &start);
 
   // After run() with verify enabled: reports unrelocated old-stack
@@ -99,14 +108,21 @@ private:
   std::vector<uint8_t> seen_;
 
   void adjust(uintptr_t *slot);
-  static uint64_t adjust_run(uintptr_t *p, uint32_t n, uintptr_t lo,
-                             uintptr_t size, intptr_t delta);
-  void known(uintptr_t addr, size_t bytes);
+  void restore(uintptr_t *slot);
+  void restore_span(uintptr_t from, uintptr_t to);
+  static uint64_t copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
+                           uintptr_t lo, uintptr_t size, intptr_t delta);
+  // Verify (scan) mode: the words [addr, addr + bytes) were examined.
+  void known(uintptr_t addr, size_t bytes) {
+    if (verify_)
+      mark_known(addr, bytes);
+  }
+  void mark_known(uintptr_t addr, size_t bytes);
   void object(uintptr_t rbp, uintptr_t frame_lo, const copystack_object &o,
               const copystack_frame_map &map);
-  void runs(uintptr_t base, const FrameInfo::Run *r, uint32_t n);
+  void frame_words(uintptr_t lo, uintptr_t rbp, const FrameInfo::Run *skip,
+                   uint32_t n);
   void reg_save_area(uintptr_t va_list);
-  void scan_all(uintptr_t lo, size_t bytes);
   void jmpbuf(uintptr_t slot);
   void valist(uintptr_t slot);
   [[noreturn]] void broken(const char *what, uintptr_t at) const;

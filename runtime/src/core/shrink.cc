@@ -11,6 +11,11 @@
 namespace copystack_rt {
 
 bool shrink_suspended(Task *t, bool always_move, bool to_pool) {
+  // A task the monitor preempted stopped where no safepoint is, at a loop
+  // poll or a prologue (sched/preempt.h): it resumes on this stack.
+  if (reinterpret_cast<const SwitchFrame *>(t->sp)->ret ==
+      reinterpret_cast<uintptr_t>(__copystack_preempt_resume))
+    return false;
   const Stack old = t->stack;
   const size_t used = old.hi - t->sp;
   size_t size = old.size();

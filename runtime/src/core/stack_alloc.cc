@@ -1,5 +1,6 @@
 // stack_alloc.cc: power-of-two stacks from the OS (stack_alloc.h).
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
 #include "core/stack_alloc.h"
 #include "platform/config.h"
 #include "platform/constants.h"
@@ -94,7 +95,6 @@ struct StackCache {
       }
   }
 };
-thread_local StackCache t_stacks;
 FreeStack *g_large[kLargeClasses];
 size_t g_large_bytes;
 // Free stacks whose memory went back to the OS (scavenge()): their
@@ -223,9 +223,7 @@ uint64_t read_max_map_count() {
 }
 
 void init_arena() {
-  if (const char *e = getenv("COPYSTACK_VERIFY_ARENA_GIB"))
-    if (unsigned long gib = strtoul(e, nullptr, 10))
-      g_verify_arena = size_t(gib) << 30;
+  g_verify_arena = size_t(config().verify_arena_gib) << 30;
   void *p = mmap(nullptr, g_verify_arena, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
@@ -392,7 +390,7 @@ Stack allocate_stack(size_t size) {
     s.hi = s.lo + size;
     return s;
   }
-  StackCache &tc = t_stacks;
+  StackCache &tc = thread_block<StackCache>(kSlotStackCache);
   if (tc.n[c] == 0) {
     std::lock_guard<std::mutex> g(g_lock);
     refill(c, size);
@@ -442,7 +440,7 @@ void release_stack(Stack s, bool to_pool) {
     g_free[c] = f;
     return;
   }
-  StackCache &tc = t_stacks;
+  StackCache &tc = thread_block<StackCache>(kSlotStackCache);
   if (tc.n[c] >= cache_cap(c)) {
     std::lock_guard<std::mutex> g(g_lock);
     while (tc.n[c] > cache_cap(c) / 2) {
@@ -554,6 +552,18 @@ bool describe_fenced_address(uintptr_t addr, char *buf, size_t len) {
   snprintf(buf, len, "%#lx is in a stack that a task left when its stack "
            "was copied", (unsigned long)addr);
   return true;
+}
+
+void stack_alloc_fork_lock() {
+  g_lock.lock();
+  guarded_half().lock.lock();
+  dense_half().lock.lock();
+}
+
+void stack_alloc_fork_unlock() {
+  dense_half().lock.unlock();
+  guarded_half().lock.unlock();
+  g_lock.unlock();
 }
 
 } // namespace copystack_rt

@@ -40,6 +40,11 @@ uint64_t stack_bytes_released();
 uint64_t stack_bytes_inuse();
 uint64_t stack_bytes_sys();
 
+// fork(): the allocator's locks, taken before it and released after it in
+// both processes (sched/fork.cc).
+void stack_alloc_fork_lock();
+void stack_alloc_fork_unlock();
+
 // Verify mode: if addr lies in a fenced (released) stack, describes it in
 // buf and returns true. Async-signal-safe.
 bool describe_fenced_address(uintptr_t addr, char *buf, size_t len);

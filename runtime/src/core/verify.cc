@@ -1,5 +1,6 @@
 // verify.cc: naming the faults verify mode provokes (verify.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "core/verify.h"
 #include "platform/config.h"
 #include "platform/constants.h"
@@ -30,16 +31,26 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   auto *uc = static_cast<ucontext_t *>(uctx);
   auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   Thread &th = __copystack_thread;
+  // The task dump starts at the faulting instruction (its frames take pcs
+  // as return addresses, one byte past a call) and the function's %rbp,
+  // when the fault is on the task's own stack.
+  auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  bool on_task = th.task && sp >= th.task_lo && sp < th.task_hi;
+  uintptr_t dump_pc = on_task ? pc + 1 : 0;
+  uintptr_t dump_fp =
+      on_task ? static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]) : 0;
   if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
-    fatal("stack overflow: %s (pc %#lx) ran into the page below the stack "
+    fatal_at(dump_pc, 0, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
           "[%#lx, %#lx) at %#lx: code without a prologue check used more "
           "than the %d-byte guard",
-          symbol_name(pc), (unsigned long)pc, (unsigned long)th.task_lo,
+          Demangled(symbol_name(pc)).str(), (unsigned long)pc,
+          (unsigned long)th.task_lo,
           (unsigned long)th.task_hi, (unsigned long)addr, COPYSTACK_GUARD);
   char what[256];
   if (describe_fenced_address(addr, what, sizeof what))
-    fatal("verify: %s (pc %#lx) used a pointer the relocation missed: %s",
-          symbol_name(pc), (unsigned long)pc, what);
+    fatal_at(dump_pc, 0, dump_fp,
+             "verify: %s (pc %#lx) used a pointer the relocation missed: %s",
+          Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
   // Not ours: let the fault happen again under the previous disposition.
   system_sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus,
                    nullptr);

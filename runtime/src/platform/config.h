@@ -1,36 +1,53 @@
 // config.h: the runtime's settings, read once from the environment.
 //
-//   COPYSTACK_STRESS=1     move the stack at every prologue check (Go's
-//                          stackForceMove): every instrumented call copies
-//   COPYSTACK_VERIFY=1     fence every stack a task leaves (inaccessible,
-//                          its addresses never reused) so that any pointer
-//                          the relocation missed faults when used and is
-//                          reported by name; check each argument map
-//                          against the size LLVM puts in %r11; scrub dead
-//                          stack at every check (every check traps)
-//   COPYSTACK_VERIFY=scan  also scan each new stack for words that still
-//                          hold old-stack addresses and that no map
-//                          describes, and print them (advisory: a register
-//                          allocator's dead spill slot looks the same)
-//   COPYSTACK_MAX_STACK=N  the largest stack a task may grow to (bytes, or
-//                          with a K, M or G suffix); default 1G
-//   COPYSTACK_TRACE=1      print every stack copy to stderr
-//   COPYSTACK_START_STACK=N  the stack a task starts with (default 2K)
-//   COPYSTACK_SHRINK=0     do not shrink stacks at collections
-//   COPYSTACK_ADAPTIVE=0   do not adapt the start size to the average use
-//   COPYSTACK_LEARN=0      do not learn start sizes per spawn site
-//   COPYSTACK_RELEASE=0    keep free stack memory instead of returning it
-//   COPYSTACK_COLLECT_MS=N automatic collections every N ms (0: only when
-//                          asked, and under stack-memory pressure)
-//   COPYSTACK_THREADS=0    threads the program creates run their start
-//                          routines on their own stacks, not as tasks
+// Every COPYSTACK_* variable the runtime reads is a row of one table
+// (config.cc, kKnobs): its name, default, accepted forms and meaning. The
+// same table parses the environment and prints the listing that
+// COPYSTACK_HELP=1 asks for, so the two cannot drift apart. Parsing is
+// strict: a value that is not one of the accepted forms (a negative size,
+// one that overflows, trailing garbage, an empty value, "false" where a
+// number is expected) stops the program with a message naming the variable
+// and the forms it accepts, and a COPYSTACK_* variable that is not a
+// setting gets a warning naming the closest one (a typo would otherwise be
+// silently ignored).
+//
+// The settings, in short (COPYSTACK_HELP=1 prints them with their current
+// values):
+//   COPYSTACK_STRESS       move the stack at every prologue check
+//   COPYSTACK_VERIFY       fence every stack a task leaves; "scan" also
+//                          scans new stacks for undescribed old addresses
+//   COPYSTACK_VERIFY_ARENA_GIB  address space verify mode hands stacks from
+//   COPYSTACK_MAX_STACK    the largest stack a task may grow to
+//   COPYSTACK_START_STACK  the stack a task starts with
+//   COPYSTACK_TRACE        print every stack copy
+//   COPYSTACK_SHRINK, _ADAPTIVE, _LEARN, _RELEASE, _COLLECT_MS
+//                          the collection policy (copystack_policy)
+//   COPYSTACK_THREADS      threads' start routines run as tasks
+//   COPYSTACK_NETPOLL      blocking calls from tasks (read, accept, poll,
+//                          sleep...) park the task instead of blocking the
+//                          worker (sched/io.cc)
+//   COPYSTACK_PREEMPT      tasks that run for a time slice are preempted
+//   COPYSTACK_WORKERS      worker threads (default: the CPUs)
+//   COPYSTACK_TRACEBACK    what a fatal error prints: none, single, all,
+//                          crash (Go's GOTRACEBACK)
+//   COPYSTACK_SYMBOLIZER   the program that turns addresses into file:line
+//   COPYSTACK_HELP         print the settings and exit
 #ifndef COPYSTACK_CONFIG_H
 #define COPYSTACK_CONFIG_H
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace copystack_rt {
+
+// How much of the tasks a fatal error prints (Go's GOTRACEBACK levels).
+enum Traceback : int {
+  kTracebackNone = 0,   // the message only
+  kTracebackSingle = 1, // and the task that failed
+  kTracebackAll = 2,    // and every task (the default)
+  kTracebackCrash = 3,  // every task, then abort() for a core dump
+};
 
 struct Config {
   bool stress = false;
@@ -38,6 +55,14 @@ struct Config {
   bool verify_scan = false;
   bool trace = false;
   bool thread_tasks = true;
+  // 0: one per CPU the process may run on.
+  int workers = 0;
+  uint64_t verify_arena_gib = 1024;
+  Traceback traceback = kTracebackAll;
+  // A path to llvm-symbolizer, or empty: look for one; "0": none.
+  const char *symbolizer = "";
+  bool netpoll = true;
+  bool preempt = true;
   std::atomic<size_t> max_stack;
   // The start size set by the program (COPYSTACK_START_STACK,
   // copystack_set_start_stack), and the adaptive one the collector
@@ -56,9 +81,28 @@ struct Config {
 size_t default_start_stack();
 
 Config &config();
+// The settings once they are read, or null while they are being read (a
+// fatal error in a setting must not read them again).
+const Config *config_if_loaded();
 
-// Parses "123", "64K", "8M", "1G"; returns 0 on malformed input.
-size_t parse_size(const char *text);
+// The parsers behind the table. Each returns false, leaving *out alone, for
+// anything but an accepted form.
+//
+// Sizes: decimal bytes, or with a K, M, G or T suffix (powers of 1024, any
+// case, optionally followed by "B" or "iB": 64K, 8M, 1GiB). No sign, no
+// spaces, no overflow.
+bool parse_size(const char *text, uint64_t *out);
+// Counts: decimal digits only, no overflow.
+bool parse_count(const char *text, uint64_t *out);
+// Booleans: exactly 0, 1, true, false, yes, no, on, off (any case).
+bool parse_bool(const char *text, bool *out);
+
+// The closest setting to a name that is not one (for the typo warning), or
+// null when none is close.
+const char *closest_knob(const char *name);
+
+// Prints every setting with its default and current value to fd.
+void print_knobs(int fd);
 
 } // namespace copystack_rt
 

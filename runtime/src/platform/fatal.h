@@ -1,23 +1,56 @@
 // fatal.h: how the runtime stops the program. Every invariant the runtime
 // relies on is checked with CS_CHECK, which names the file, the line and the
-// broken invariant, then aborts. Never a silent corruption, never a bare
-// SIGSEGV for a condition the runtime can see.
+// broken invariant. Never a silent corruption, never a bare SIGSEGV for a
+// condition the runtime can see.
+//
+// A fatal error ends the program as Go's do: the message, then the tasks
+// (COPYSTACK_TRACEBACK: none, the failing task, all of them by default),
+// then exit status 2 (or abort() under COPYSTACK_TRACEBACK=crash, for a
+// core dump). The task dump is sched/dump.cc's, when the program has tasks.
 #ifndef COPYSTACK_FATAL_H
 #define COPYSTACK_FATAL_H
 
+#include <cstdint>
+
 namespace copystack_rt {
 
-// Prints "copystack: fatal: <message>" to stderr and aborts. Safe to call
-// on the system stack from any runtime path; formats with vsnprintf into a
-// fixed buffer and writes with write(2).
+// Go's exit status for a panic or a fatal error.
+constexpr int kFatalExitStatus = 2;
+
+// Prints "copystack: fatal: <message>" to stderr, the task dump, and ends
+// the program. Safe to call on the system stack from any runtime path;
+// formats with vsnprintf into a fixed buffer and writes with write(2).
 [[noreturn]] void fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+
+// The same, when the failing task's frames do not start at a foreign call
+// (a growth that went over the limit): the innermost frame's pc, its
+// caller's return address (or 0) and the frame pointer of the frame that
+// return address belongs to (of pc's own frame when caller_pc is 0).
+[[noreturn]] void fatal_at(uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
+                           const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+// Prints line exactly (Go's own wording: "fatal error: all tasks are
+// asleep - deadlock!", "SIGQUIT: quit"), then the dump at `level` or the
+// configured one (level < 0), and ends the program. pc, caller_pc and fp
+// as for fatal_at (all 0: the failing task, if any, is in a foreign call).
+[[noreturn]] void die(const char *line, int level, uintptr_t pc,
+                      uintptr_t caller_pc, uintptr_t fp);
 
 // Prints "copystack: <message>" to stderr (for verify reports and traces).
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 [[noreturn]] void check_failed(const char *file, int line, const char *expr,
                                const char *msg);
+
+// The configured traceback level (config.h Traceback); set once the
+// settings are read.
+void set_traceback_level(int level);
+int traceback_level();
+
+// Writes n bytes to fd, retrying short writes; gives up on an error.
+void write_fd(int fd, const char *buf, unsigned long n);
 
 } // namespace copystack_rt
 

@@ -1,7 +1,7 @@
 // The symbol every instrumented object refers to, so that linking
 // instrumented code without the runtime fails with an error naming the
 // runtime (copystack/abi.h, COPYSTACK_RUNTIME_SYMBOL; the reference comes
-// from passes/CopyStack.cpp). Nothing reads it.
+// from passes/Attributes.cpp). Nothing reads it.
 #include "copystack/abi.h"
 
 extern "C" {

@@ -28,6 +28,8 @@ public:
     done_.store(true, std::memory_order_release);
   }
 
+  bool done() const { return done_.load(std::memory_order_acquire); }
+
 private:
   std::atomic<bool> done_{false};
   std::mutex lock_;

@@ -49,6 +49,8 @@ struct Installed {
 };
 Installed g_installed[NSIG];
 
+std::atomic<void (*)(bool)> g_handled_hook{nullptr};
+
 // The alternate stack this thread mapped, unmapped when the thread exits.
 struct AltStack {
   void *base = nullptr;
@@ -76,10 +78,13 @@ void trampoline(int sig, siginfo_t *info, void *uctx) {
   int saved_errno = errno;
   Installed &in = g_installed[sig];
   void *fn = in.fn.load(std::memory_order_acquire);
-  if (in.flags.load(std::memory_order_relaxed) & SA_SIGINFO)
+  int flags = in.flags.load(std::memory_order_relaxed);
+  if (flags & SA_SIGINFO)
     reinterpret_cast<void (*)(int, siginfo_t *, void *)>(fn)(sig, info, uctx);
   else
     reinterpret_cast<void (*)(int)>(fn)(sig);
+  if (auto hook = g_handled_hook.load(std::memory_order_acquire))
+    hook((flags & SA_RESTART) != 0);
   errno = saved_errno;
   write_limit(limit);
 }
@@ -142,6 +147,10 @@ sighandler_t interposed_signal(int sig, sighandler_t handler) {
 }
 
 } // namespace
+
+void on_handled_signal(void (*hook)(bool restart)) {
+  g_handled_hook.store(hook, std::memory_order_release);
+}
 
 int system_sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old) {

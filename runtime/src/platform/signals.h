@@ -19,6 +19,12 @@ namespace copystack_rt {
 // already. Idempotent; cheap after the first call on a thread.
 void prepare_signal_stack();
 
+// Calls hook(restart) after each handler the trampoline runs, restart
+// telling whether the handler was installed with SA_RESTART (the network
+// poller ends the waits a signal interrupts, sched/netpoll.h). The hook must
+// be async-signal-safe.
+void on_handled_signal(void (*hook)(bool restart));
+
 // The C library's sigaction, for the runtime's own handlers (no trampoline).
 int system_sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old);

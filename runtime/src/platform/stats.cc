@@ -1,5 +1,6 @@
 // stats.cc: counters and growth events (stats.h).
 #include "platform/split_stack_notes.h"
+#include "platform/demangle.h"
 #include "platform/stats.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
@@ -37,7 +38,7 @@ void publish_growth(const copystack_growth_event &ev) {
            "frame %zu for %s, %lu ns%s",
            (unsigned long)ev.task_id, (unsigned long)ev.copy_number,
            ev.old_size, ev.new_size, ev.used, ev.headroom, ev.frame,
-           ev.function, (unsigned long)ev.ns, ev.forced ? " (stress)" : "");
+           Demangled(ev.function).str(), (unsigned long)ev.ns, ev.forced ? " (stress)" : "");
   if (copystack_growth_hook h = g_hook.load())
     h(&ev, g_hook_data.load());
 }

@@ -22,6 +22,18 @@ struct Task;
 struct PinChunk;
 struct Worker;
 
+// The per-thread blocks of thread_heap.h, one slot per kind.
+enum ThreadSlot { kSlotStackCache, kSlotTaskCache, kSlotFrameCache,
+                  kNumThreadSlots };
+
+// They belong to the OS thread, not to the task context that a bound run
+// saves and restores by copying the Thread (scheduler.cc run_bound):
+// copying a Thread leaves them alone.
+struct ThreadSlots {
+  void *p[kNumThreadSlots];
+  ThreadSlots &operator=(const ThreadSlots &) { return *this; }
+};
+
 struct Thread {
   uintptr_t sched_sp;
   uintptr_t task_limit;
@@ -43,6 +55,13 @@ struct Thread {
   // monitor a worker is stuck in one.
   uint64_t foreign_seq;
   Worker *worker; // the scheduler worker this thread is, or null
+  // Tasks this thread has started running (atomic: the monitor reads it to
+  // see a task that keeps its worker for a time slice, sched/preempt.h).
+  uint64_t run_seq;
+  // The run_seq of the task the monitor asked to yield (atomic): honoured
+  // at the next growth, for a task that spends its time in the runtime.
+  uint64_t preempt_seq;
+  ThreadSlots slots;
 };
 
 static_assert(offsetof(Thread, sched_sp) == THREAD_SCHED_SP, "asm_offsets.h");
@@ -60,6 +79,23 @@ static_assert(offsetof(Thread, foreign_seq) == THREAD_FOREIGN_SEQ,
 static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
 static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
 static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");
+
+// While th is in a foreign call from a task: the instrumented caller's
+// return address and frame pointer. switch.S's frames, from foreign_sp up:
+// on_thread_stack's saved %rbp (the trampoline's frame pointer F) and its
+// return address; at F, the task's %rbp and the return address into the
+// caller.
+inline bool foreign_caller(const Thread &th, uintptr_t *pc, uintptr_t *fp) {
+  uintptr_t sp = th.foreign_sp;
+  if (!sp || sp < th.task_lo || sp + 16 > th.task_hi)
+    return false;
+  uintptr_t f = *reinterpret_cast<const uintptr_t *>(sp);
+  if (f < sp || f + 16 > th.task_hi)
+    return false;
+  *fp = reinterpret_cast<const uintptr_t *>(f)[0];
+  *pc = reinterpret_cast<const uintptr_t *>(f)[1];
+  return true;
+}
 
 // The split-stack limit of the calling thread (abi.h, COPYSTACK_TCB_LIMIT).
 inline uintptr_t read_limit() {
@@ -85,6 +121,8 @@ void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
                         uintptr_t new_limit);
 void __copystack_task_start();
 extern char __copystack_task_return[];
+// Where a task stopped by __copystack_preempt resumes (sched/preempt.h).
+extern char __copystack_preempt_resume[];
 void __copystack_foreign_call(void (*thunk)(void *), void *frame);
 }
 

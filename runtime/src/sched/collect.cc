@@ -100,4 +100,7 @@ void maybe_collect() {
     collect(true);
 }
 
+void collect_fork_lock() { g_collect_lock.lock(); }
+void collect_fork_unlock() { g_collect_lock.unlock(); }
+
 } // namespace copystack_rt

@@ -30,6 +30,10 @@ uint64_t collect(bool shrink);
 // The monitor's tick: collects when due or under pressure.
 void maybe_collect();
 
+// fork(): no collection runs across it (sched/fork.cc).
+void collect_fork_lock();
+void collect_fork_unlock();
+
 } // namespace copystack_rt
 
 #endif

@@ -4,6 +4,8 @@
 #include "platform/signals.h"
 #include "core/shrink.h"
 #include "sched/collect.h"
+#include "sched/deadlock.h"
+#include "sched/dump.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
@@ -12,6 +14,8 @@
 #include "platform/stats.h"
 #include "platform/thread.h"
 #include "core/verify.h"
+#include "sched/netpoll.h"
+#include "sched/preempt.h"
 
 #include "copystack/copystack.h"
 
@@ -77,6 +81,10 @@ struct Scheduler {
   // one spins, making a task runnable need not wake anyone.
   std::atomic<int> nspinning{0};
   std::atomic<uint64_t> live{0};
+  // Worker threads alive (spares and retired ones included), and bound
+  // tasks running now: for scheduler_quiet().
+  std::atomic<int> worker_threads{0};
+  std::atomic<int> bound_running{0};
 };
 
 Scheduler g_sched;
@@ -96,13 +104,8 @@ uint32_t fastrand(Worker *w) {
 }
 
 int default_workers() {
-  if (const char *v = getenv("COPYSTACK_WORKERS")) {
-    int n = atoi(v);
-    if (n < 1 || n > kMaxWorkers)
-      fatal("COPYSTACK_WORKERS=%s is not a number of workers from 1 to %d", v,
-            kMaxWorkers);
+  if (int n = config().workers) // COPYSTACK_WORKERS
     return n;
-  }
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
     return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
@@ -229,6 +232,8 @@ bool has_work() {
     return true;
   for (int i = 0; i < g_sched.nworkers; ++i) {
     Worker *v = g_sched.workers[i].load(std::memory_order_acquire);
+    if (!v)
+      return true; // the scheduler is starting
     if (v->tail.load(std::memory_order_acquire) !=
             v->head.load(std::memory_order_acquire) ||
         v->runnext.load(std::memory_order_acquire))
@@ -248,6 +253,7 @@ void wake_one() {
     Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
     if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
       futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+      netpoll_wake(&w->sleep_word);
       return;
     }
   }
@@ -263,6 +269,8 @@ Task *look(Worker *w, bool take_runnext) {
   if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
     return t;
   if (Task *t = runq_get(w))
+    return t;
+  if (Task *t = preempted_take())
     return t;
   if (Task *t = global_get(w, Worker::kQueue / 2))
     return t;
@@ -288,10 +296,14 @@ Task *find_work(Worker *w) {
     if (w->retired.load(std::memory_order_relaxed)) {
       if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
         return t;
+      if (Task *t = preempted_take())
+        return t;
       return runq_get(w); // null: the thread exits
     }
     if (Task *t = look(w, false))
       return t;
+    if (netpoll_inject())
+      continue;
     // Spin only while spinners are fewer than half the busy workers (Go's
     // rule): spinning must not take the CPU from the threads making work.
     int busy = g_sched.nworkers - g_sched.nidle.load();
@@ -304,6 +316,9 @@ Task *find_work(Worker *w) {
         // A victim's runnext only in the second half: by then its owner
         // has had time to run it.
         found = look(w, i >= kSpinRounds / 2);
+        // Tasks waiting on the network count as work about to come.
+        if (!found && netpoll_inject())
+          found = look(w, false);
       }
       // The last spinner to find work wakes another, so that one stays
       // available while work keeps coming (Go's resetspinning).
@@ -323,8 +338,10 @@ Task *find_work(Worker *w) {
       w->sleep_word.store(0);
       continue;
     }
-    while (w->sleep_word.load() == 1)
-      futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
+    check_deadlock(); // this may have been the last worker with work
+    if (!netpoll_sleep(&w->sleep_word))
+      while (w->sleep_word.load() == 1)
+        futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
     w->idle.store(false);
     g_sched.nidle.fetch_sub(1);
   }
@@ -339,6 +356,7 @@ Task *find_work(Worker *w) {
 bool execute(Task *t) {
   Thread &th = __copystack_thread;
   begin_running(t); // t->stack is stable from here
+  __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
   th.task_lo = t->stack.lo;
   th.task_hi = t->stack.hi;
@@ -387,6 +405,8 @@ std::atomic<Task *> g_main_task{nullptr};
 
 void *worker_main(void *arg) {
   auto *w = static_cast<Worker *>(arg);
+  RuntimeThread counted;
+  g_sched.worker_threads.fetch_add(1);
   Thread &th = __copystack_thread;
   th.worker = w;
   w->thread.store(&th, std::memory_order_release);
@@ -403,6 +423,7 @@ void *worker_main(void *arg) {
     }
   }
   th.worker = nullptr;
+  g_sched.worker_threads.fetch_sub(1);
   return nullptr;
 }
 
@@ -443,14 +464,19 @@ void start() {
   pthread_t tid;
   pthread_create(&tid, nullptr, monitor_main, nullptr);
   pthread_detach(tid);
+  install_quit_handler();
 }
 
-// Go's sysmon, for one thing: a worker that has been in the same foreign
-// call for two looks in a row (1-2 ms) while tasks wait is stuck, and a
-// spare worker thread takes its place until it comes back. The spare takes
-// the stuck worker's slot: the stuck thread, when its call returns, finishes
-// its task and then serves the slot's queue again alongside.
+// Go's sysmon. It polls the network when no worker has for 10 ms
+// (netpoll.h), asks a task that has held its worker for a time slice to
+// yield (preempt.h), and replaces stuck workers: a worker that has been in
+// the same foreign call for two looks in a row (1-2 ms) while tasks wait is
+// stuck, and a spare worker thread takes its place until it comes back.
+// The spare takes the stuck worker's slot: the stuck thread, when its call
+// returns, finishes its task and what it had queued, then exits (what its
+// task makes runnable meanwhile goes to the global queue).
 void *monitor_main(void *) {
+  RuntimeThread counted;
   for (;;) {
     // Every 1 ms while any worker runs; every 10 ms while all are idle
     // (nothing can be stuck then), so an idle program does not wake often.
@@ -458,11 +484,15 @@ void *monitor_main(void *) {
     struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
     nanosleep(&ts, nullptr);
     maybe_collect();
+    check_deadlock();
+    uint64_t now = now_ns();
+    netpoll_monitor(now);
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);
       if (!th)
         continue;
+      preempt_watch(i, th, now);
       uint64_t seq = __atomic_load_n(&th->foreign_seq, __ATOMIC_RELAXED);
       uintptr_t in = __atomic_load_n(&th->foreign_sp, __ATOMIC_RELAXED);
       if (!in || seq != w->seen_seq) {
@@ -502,11 +532,57 @@ void *monitor_main(void *) {
 
 void start_scheduler() { g_sched.started.call(start); }
 
+void scheduler_fork_lock() { g_sched.global_lock.lock(); }
+void scheduler_fork_unlock() { g_sched.global_lock.unlock(); }
+
+void scheduler_after_fork_child() {
+  if (!g_sched.started.done())
+    return;
+  Thread &th = __copystack_thread;
+  Worker *me = th.worker;
+  g_sched.worker_threads.store(me ? 1 : 0);
+  g_sched.bound_running.store(th.task && th.task->runner ? 1 : 0);
+  g_sched.nidle.store(0);
+  g_sched.nspinning.store(0);
+  // Every slot but the forking thread's gets a new thread; what was queued
+  // on it is still there. Tasks that were running on the other threads
+  // are lost with them.
+  for (int i = 0; i < g_sched.nworkers; ++i) {
+    Worker *w = g_sched.workers[i].load();
+    w->idle.store(false);
+    w->sleep_word.store(0);
+    w->stuck_polls = 0;
+    if (w == me)
+      continue;
+    w->thread.store(nullptr);
+    start_worker_thread(w);
+  }
+  pthread_t tid;
+  pthread_create(&tid, nullptr, monitor_main, nullptr);
+  pthread_detach(tid);
+}
+
+bool scheduler_quiet() {
+  int n = g_sched.nworkers.load();
+  return g_sched.nidle.load() == n && g_sched.worker_threads.load() == n &&
+         g_sched.bound_running.load() == 0 && !has_work();
+}
+
 uint64_t live_tasks() { return g_sched.live.load(); }
 
 Task *parking_task() { return __copystack_thread.task; }
 
+// The worker whose queues a task made runnable here goes to: this thread's,
+// unless a spare has taken its slot (its queues then drain only when its
+// current foreign call returns, which may be never: a task that spawned
+// and went back to accept()).
+static Worker *own_worker() {
+  Worker *w = __copystack_thread.worker;
+  return w && !w->retired.load(std::memory_order_relaxed) ? w : nullptr;
+}
+
 void ready(Task *t) {
+  t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   if (Runner *r = t->runner) {
     // The runner is the bound thread's, on its stack: whoever wakes the
     // task knows of it through the runtime's own ordering, which TSan does
@@ -517,7 +593,7 @@ void ready(Task *t) {
     r->cv.notify_one();
     return;
   }
-  Worker *w = __copystack_thread.worker;
+  Worker *w = own_worker();
   if (w) {
     // Run next on this worker; what was there goes to the queue.
     if (Task *old = w->runnext.exchange(t, std::memory_order_acq_rel))
@@ -532,7 +608,7 @@ void spawn(Task *t) {
   san::task_created(t, t->id);
   start_scheduler();
   g_sched.live.fetch_add(1);
-  Worker *w = __copystack_thread.worker;
+  Worker *w = own_worker();
   if (w)
     runq_put(w, t);
   else
@@ -565,6 +641,7 @@ void run_bound(Task *t) {
 }
 
 void run_bound(Task *t, BoundRun &b) {
+  RuntimeThread counted;
   prepare_signal_stack();
   prepare_verify_thread();
   san::task_created(t, t->id);
@@ -575,8 +652,12 @@ void run_bound(Task *t, BoundRun &b) {
   b.saved_limit = read_limit();
   th.worker = nullptr; // what this task wakes goes to the global queue
   for (;;) {
-    if (execute(t))
+    g_sched.bound_running.fetch_add(1);
+    bool finished = execute(t);
+    g_sched.bound_running.fetch_sub(1);
+    if (finished)
       break;
+    check_deadlock(); // the bound task may have been the last to wait
     std::unique_lock<std::mutex> g(b.runner.lock);
     b.runner.cv.wait(g, [&] { return b.runner.runnable; });
     b.runner.runnable = false;
@@ -607,7 +688,21 @@ extern "C" {
 int copystack_set_workers(int n) {
   if (n < 1 || n > kMaxWorkers)
     fatal("copystack_set_workers(%d): from 1 to %d workers", n, kMaxWorkers);
-  return g_requested_workers.exchange(n);
+  // Before the scheduler starts the count is only a request; once it runs,
+  // the workers are fixed (the scheduler does not add or retire workers).
+  static std::mutex lock;
+  std::lock_guard<std::mutex> g(lock);
+  if (int running = g_sched.nworkers.load()) {
+    if (n != running)
+      fatal("copystack_set_workers(%d): the scheduler is already running "
+            "with %d workers, and the count cannot change once it runs; set "
+            "it before the first task starts (with the drivers, main is the "
+            "first task: use COPYSTACK_WORKERS=%d)",
+            n, running, n);
+    return running;
+  }
+  int previous = g_requested_workers.exchange(n);
+  return previous > 0 ? previous : default_workers();
 }
 
 int copystack_workers(void) {
@@ -629,7 +724,13 @@ void __copystack_yield_then(void *) {
   wake_one();
 }
 
-[[noreturn]] void __copystack_park_misuse(void) {
+[[noreturn]] void __copystack_park_misuse(void (*then)(void *)) {
+  if (!__copystack_thread.task)
+    outside_task(then == __copystack_yield_then   ? "copystack_yield"
+                 : then == __copystack_sleep_then ? "copystack_sleep_ns"
+                 : then == __copystack_select_unlock
+                     ? "copystack_select"
+                     : "a channel, wait group or mutex operation");
   fatal("a task tried to park (block on a channel, wait group, mutex, "
         "sleep or yield) from code running on the thread's own stack: a "
         "foreign call, a callback from one, or code built without the "

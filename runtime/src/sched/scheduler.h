@@ -52,6 +52,17 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
+// fork(): the global queue's lock, before it and after it; in the child,
+// the forking thread is the only one left: new threads take the other
+// workers' places and the monitor's (sched/fork.cc).
+void scheduler_fork_lock();
+void scheduler_fork_unlock();
+void scheduler_after_fork_child();
+
+// Every worker idle with nothing queued, no retired worker still running,
+// no bound task running (the deadlock check, deadlock.h).
+bool scheduler_quiet();
+
 // A thread that runs one bound task (copystack_run, a thread's start
 // routine): the task runs there and nowhere else, and the thread waits on
 // this while the task is parked.

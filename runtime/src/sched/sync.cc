@@ -138,11 +138,19 @@ struct WaiterBuffer {
   }
 };
 
-Task *current_task() {
+// The calling task, which is about to wait in `call`; outside a task there
+// is nothing that could wait.
+Task *current_task(const char *call) {
   Task *t = __copystack_thread.task;
   if (!t)
-    fatal("a blocking operation was called outside a task");
+    outside_task(call);
   return t;
+}
+
+// A null handle: Go panics on a nil channel's close, and a null pointer
+// anywhere else in the C API is the same kind of mistake.
+[[noreturn]] void null_handle(const char *call, const char *what) {
+  fatal("%s: %s is null", call, what);
 }
 
 // The task's waiter record, reset for a wait on one primitive (a select
@@ -156,8 +164,10 @@ Waiter *fresh_waiter(Task *t) {
 
 // Queues the calling task on q, whose lock the caller holds: the inline
 // caller parks next, and the lock is released once it has parked.
-int wait_on(WaitQueue *q) {
-  q->push(fresh_waiter(current_task()));
+int wait_on(WaitQueue *q, const char *call, WaitReason why) {
+  Task *t = current_task(call);
+  q->push(fresh_waiter(t));
+  set_waiting(t, why);
   return COPYSTACK_MUST_PARK;
 }
 
@@ -257,9 +267,15 @@ copystack_chan *copystack_chan_make(size_t elem_size, size_t capacity) {
   return copystack_chan_make_with(elem_size, capacity, nullptr, nullptr);
 }
 
-void copystack_chan_retain(copystack_chan *c) { c->refs.fetch_add(1); }
+void copystack_chan_retain(copystack_chan *c) {
+  if (!c)
+    null_handle("copystack_chan_retain", "the channel");
+  c->refs.fetch_add(1);
+}
 
 void copystack_chan_release(copystack_chan *c) {
+  if (!c) // like free(NULL)
+    return;
   // Whoever frees the channel comes after every holder's use of it.
   san::release(&c->refs);
   if (c->refs.fetch_sub(1) != 1)
@@ -274,12 +290,15 @@ void copystack_chan_release(copystack_chan *c) {
   delete c;
 }
 
+// Go's len and cap of a nil channel are 0.
 size_t copystack_chan_len(copystack_chan *c) {
+  if (!c)
+    return 0;
   std::lock_guard<SpinLock> g(c->lock);
   return c->count;
 }
 
-size_t copystack_chan_cap(copystack_chan *c) { return c->capacity; }
+size_t copystack_chan_cap(copystack_chan *c) { return c ? c->capacity : 0; }
 
 void *__copystack_chan_lock_of(copystack_chan *c) { return c; }
 
@@ -289,6 +308,8 @@ void __copystack_unlock_after_park(void *lock) {
 
 int __copystack_chan_send_begin(copystack_chan *c,
                                 COPYSTACK_NOESCAPE void *elem) {
+  if (!c)
+    null_handle("copystack_chan_send", "the channel");
   c->lock.lock();
   if (c->closed) {
     c->lock.unlock();
@@ -312,15 +333,16 @@ int __copystack_chan_send_begin(copystack_chan *c,
     c->lock.unlock();
     return 1;
   }
-  Task *t = current_task();
+  Task *t = current_task("copystack_chan_send");
   Waiter *w = fresh_waiter(t);
   c->transfer(WaiterBuffer::acquire(t, w, c->elem_size), elem);
   c->sendq.push(w);
+  set_waiting(t, kWaitChanSend);
   return COPYSTACK_MUST_PARK; // the lock is released once it has parked
 }
 
 void __copystack_chan_send_end(void) {
-  Task *t = current_task();
+  Task *t = current_task("copystack_chan_send");
   int ok = t->wait.ok;
   WaiterBuffer::release(t, &t->wait);
   if (!ok)
@@ -329,6 +351,8 @@ void __copystack_chan_send_end(void) {
 
 int __copystack_chan_recv_begin(copystack_chan *c,
                                 COPYSTACK_NOESCAPE void *elem) {
+  if (!c)
+    null_handle("copystack_chan_recv", "the channel");
   c->lock.lock();
   if (Waiter *w = c->sendq.pop()) {
     // A sender is waiting, so the buffer is full (or there is none): take
@@ -365,17 +389,18 @@ int __copystack_chan_recv_begin(copystack_chan *c,
     c->zero(elem);
     return 0;
   }
-  Task *t = current_task();
+  Task *t = current_task("copystack_chan_recv");
   Waiter *w = fresh_waiter(t);
   WaiterBuffer::acquire(t, w, c->elem_size);
   t->select = nullptr;
   w->obj = c; // for _end: moving the element out needs its operations
   c->recvq.push(w);
+  set_waiting(t, kWaitChanRecv);
   return COPYSTACK_MUST_PARK;
 }
 
 int __copystack_chan_recv_end(COPYSTACK_NOESCAPE void *elem) {
-  Task *t = current_task();
+  Task *t = current_task("copystack_chan_recv");
   Waiter *w = &t->wait;
   auto *c = static_cast<copystack_chan *>(w->obj);
   int ok = w->ok;
@@ -388,6 +413,9 @@ int __copystack_chan_recv_end(COPYSTACK_NOESCAPE void *elem) {
 }
 
 void copystack_chan_close(copystack_chan *c) {
+  if (!c)
+    fatal("copystack_chan_close: close of nil channel (the channel is "
+          "null)");
   c->lock.lock();
   if (c->closed) {
     c->lock.unlock();
@@ -414,6 +442,16 @@ void copystack_chan_close(copystack_chan *c) {
 
 int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
                              int n, int block) {
+  if (n < 0 || (n > 0 && !cases))
+    fatal("copystack_select: %d cases at %p: the case array is null or the "
+          "count negative",
+          n, static_cast<void *>(cases));
+  for (int i = 0; i < n; ++i)
+    if (cases[i].chan && cases[i].dir != COPYSTACK_SEND &&
+        cases[i].dir != COPYSTACK_RECV)
+      fatal("copystack_select: case %d's direction is %d, neither "
+            "COPYSTACK_SEND nor COPYSTACK_RECV",
+            i, cases[i].dir);
   // Lock every distinct channel in address order (Go's lockorder).
   copystack_chan *stack_locked[16];
   copystack_chan **locked = n <= 16 ? stack_locked
@@ -512,13 +550,15 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
   if (nlocked == 0) {
     // select {} with nothing to wait on: park forever (the unlock finds no
     // state, and nothing will wake the task).
-    current_task()->select = nullptr;
+    Task *t = current_task("copystack_select");
+    t->select = nullptr;
+    set_waiting(t, kWaitSelectNoCases);
     if (locked != stack_locked)
       free(locked);
     return COPYSTACK_SELECT_MUST_PARK;
   }
   // Enqueue a waiter on every case and park, holding all the locks.
-  Task *t = current_task();
+  Task *t = current_task("copystack_select");
   auto *st = new SelectState;
   st->n = n;
   st->waiters = new Waiter[n];
@@ -544,6 +584,7 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
       c->recvq.push(w);
     }
   }
+  set_waiting(t, kWaitSelect);
   return COPYSTACK_SELECT_MUST_PARK;
 }
 
@@ -557,7 +598,7 @@ void __copystack_select_unlock(void *) {
 
 int __copystack_select_end(COPYSTACK_NOESCAPE copystack_select_case *cases,
                            int n) {
-  Task *t = current_task();
+  Task *t = current_task("copystack_select");
   SelectState *st = t->select;
   for (int i = 0; i < st->nlocked; ++i)
     st->locked[i]->lock.lock();
@@ -612,6 +653,8 @@ static std::atomic<uint32_t> &lock_word(void *p) {
 }
 
 void copystack_waitgroup_add(copystack_waitgroup *wg, int64_t delta) {
+  if (!wg)
+    null_handle("copystack_waitgroup_add", "the wait group");
   auto &counter = reinterpret_cast<int64_t &>(wg->opaque[1]);
   auto *q = reinterpret_cast<WaitQueue *>(&wg->opaque[2]);
   // Every Done happens before the Wait it releases returns.
@@ -640,10 +683,14 @@ void copystack_waitgroup_add(copystack_waitgroup *wg, int64_t delta) {
 }
 
 void copystack_waitgroup_done(copystack_waitgroup *wg) {
+  if (!wg)
+    null_handle("copystack_waitgroup_done", "the wait group");
   copystack_waitgroup_add(wg, -1);
 }
 
 int __copystack_waitgroup_wait_begin(copystack_waitgroup *wg) {
+  if (!wg)
+    null_handle("copystack_waitgroup_wait", "the wait group");
   auto &counter = reinterpret_cast<int64_t &>(wg->opaque[1]);
   auto *q = reinterpret_cast<WaitQueue *>(&wg->opaque[2]);
   spin_lock(lock_word(wg));
@@ -652,7 +699,7 @@ int __copystack_waitgroup_wait_begin(copystack_waitgroup *wg) {
     san::acquire(wg);
     return 1;
   }
-  return wait_on(q);
+  return wait_on(q, "copystack_waitgroup_wait", kWaitWaitGroup);
 }
 
 // ---- mutexes -------------------------------------------------------------------
@@ -660,6 +707,8 @@ int __copystack_waitgroup_wait_begin(copystack_waitgroup *wg) {
 // copystack_mutex: opaque[0] the lock word, opaque[1] held, opaque[2] and
 // [3] the wait queue. Unlock hands the mutex to the first waiter.
 int __copystack_mutex_lock_begin(copystack_mutex *m) {
+  if (!m)
+    null_handle("copystack_mutex_lock", "the mutex");
   auto &held = reinterpret_cast<uint64_t &>(m->opaque[1]);
   auto *q = reinterpret_cast<WaitQueue *>(&m->opaque[2]);
   spin_lock(lock_word(m));
@@ -669,10 +718,12 @@ int __copystack_mutex_lock_begin(copystack_mutex *m) {
     san::acquire(m); // the last unlock comes before this lock
     return 1;
   }
-  return wait_on(q);
+  return wait_on(q, "copystack_mutex_lock", kWaitMutex);
 }
 
 int copystack_mutex_trylock(copystack_mutex *m) {
+  if (!m)
+    null_handle("copystack_mutex_trylock", "the mutex");
   auto &held = reinterpret_cast<uint64_t &>(m->opaque[1]);
   spin_lock(lock_word(m));
   int got = !held;
@@ -684,6 +735,8 @@ int copystack_mutex_trylock(copystack_mutex *m) {
 }
 
 void copystack_mutex_unlock(copystack_mutex *m) {
+  if (!m)
+    null_handle("copystack_mutex_unlock", "the mutex");
   auto &held = reinterpret_cast<uint64_t &>(m->opaque[1]);
   auto *q = reinterpret_cast<WaitQueue *>(&m->opaque[2]);
   spin_lock(lock_word(m));

@@ -1,6 +1,7 @@
 // task.cc: creating and destroying tasks; the slabs every task structure
 // lives in, and the descriptor debuggers find them by.
 #include "platform/split_stack_notes.h"
+#include "platform/thread_heap.h"
 #include "sched/task.h"
 #include "sched/learn.h"
 #include "platform/config.h"
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <cstdlib>
 #include <new>
+#include <time.h>
 
 extern "C" {
 __thread copystack_rt::Thread __copystack_thread
@@ -55,7 +57,6 @@ struct TaskCache {
     g_free_tasks = t;
   }
 };
-thread_local TaskCache t_tasks;
 
 // Every slab, for for_each_task: a chunked list that only grows, read
 // without a lock (a reader sees a prefix of it).
@@ -99,11 +100,14 @@ Task *reset(Task *t) {
   t->runner = nullptr;
   t->select = nullptr;
   t->wait = Waiter{};
+  t->spawn_pc = 0;
+  t->wait_since = 0;
+  t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   return t;
 }
 
 Task *new_task_struct() {
-  TaskCache &c = t_tasks;
+  TaskCache &c = thread_block<TaskCache>(kSlotTaskCache);
   if (c.n == 0) {
     std::lock_guard<san::QuietMutex> g(g_free_lock);
     while (c.n < kCache / 2 && g_free_tasks) {
@@ -128,7 +132,7 @@ Task *new_task_struct() {
 }
 
 void free_task_struct(Task *t) {
-  TaskCache &c = t_tasks;
+  TaskCache &c = thread_block<TaskCache>(kSlotTaskCache);
   if (c.n == kCache) {
     std::lock_guard<san::QuietMutex> g(g_free_lock);
     while (c.n > kCache / 2)
@@ -288,6 +292,46 @@ void end_running(Task *t) {
   t->state.store(kSuspended, std::memory_order_release);
 }
 
+bool hold_task(Task *t) {
+  uint8_t expected = kSuspended;
+  return t->state.compare_exchange_strong(expected, kShrinking,
+                                          std::memory_order_acquire);
+}
+
+void release_task(Task *t) {
+  t->state.store(kSuspended, std::memory_order_release);
+}
+
+uint32_t coarse_ms() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<uint32_t>(static_cast<uint64_t>(ts.tv_sec) * 1000 +
+                               static_cast<uint64_t>(ts.tv_nsec) / 1000000);
+}
+
+void outside_task(const char *call) {
+  fatal("%s was called on a thread that is not running a task: only a task "
+        "can block (wait, sleep or yield). Run the code as a task: "
+        "copystack_go, copystack_run, or main built with the copystack "
+        "drivers",
+        call);
+}
+
+void set_waiting(Task *t, WaitReason r) {
+  t->wait_since = coarse_ms();
+  t->wait_reason.store(r, std::memory_order_release);
+}
+
 uint64_t task_bytes_sys() { return g_task_bytes.load(); }
+
+void task_fork_lock() {
+  g_free_lock.lock();
+  g_slab_lock.lock();
+}
+
+void task_fork_unlock() {
+  g_slab_lock.unlock();
+  g_free_lock.unlock();
+}
 
 } // namespace copystack_rt

@@ -37,6 +37,27 @@ enum TaskState : uint8_t {
   kShrinking = 3, // the collector is moving its stack
 };
 
+// Why a suspended task waits (Go's waitReason), for the task dump and the
+// deadlock check (sched/deadlock.h): the primitives set it when the task
+// must park, ready() clears it.
+enum WaitReason : uint8_t {
+  kWaitNone = 0,       // running or runnable
+  kWaitChanSend,       // chan send
+  kWaitChanRecv,       // chan receive
+  kWaitSelect,         // select
+  kWaitSelectNoCases,  // select with no cases: forever (a nil channel)
+  kWaitWaitGroup,      // wait group wait
+  kWaitMutex,          // mutex lock
+  kWaitSleep,          // sleep: a timer wakes it
+  kWaitExternal,       // an external event (a file descriptor's poller)
+};
+
+// Only other tasks and threads can end these waits: a program whose tasks
+// all wait so, with nothing outside them that could, is deadlocked.
+inline bool waits_on_tasks(uint8_t r) {
+  return r != kWaitNone && r != kWaitSleep && r != kWaitExternal;
+}
+
 // 224 bytes: with a 2 KiB stack, what a parked task costs (docs/tasks.md).
 struct Task {
   uintptr_t sp = 0;      // saved %rsp while suspended (a switch frame)
@@ -57,6 +78,13 @@ struct Task {
   Runner *runner = nullptr; // bound to a thread (copystack_run), or null
   SelectState *select = nullptr;
   Waiter wait;            // its waiter record
+  // Where it was started: the return address of the copystack_go (or
+  // copystack_run, or thread start) call, for "created by" in the dump.
+  uintptr_t spawn_pc = 0;
+  // While it waits: since when (coarse_ms(), wrapping after 49 days) and
+  // why (WaitReason).
+  uint32_t wait_since = 0;
+  std::atomic<uint8_t> wait_reason{kWaitNone};
   // Small closures of copystack_go (the C++ API) live here, not on the heap.
   alignas(16) unsigned char closure[32];
   // A small element a channel operation passes while the task waits.
@@ -99,6 +127,27 @@ void for_each_task(void (*fn)(Task *, void *), void *arg);
 // collector moves its stack), and gives it back once it is suspended again.
 void begin_running(Task *t);
 void end_running(Task *t);
+
+// Takes a suspended task so that nothing runs or moves it (the collector,
+// the task dump, the deadlock check: kSuspended -> kShrinking); false if it
+// is not suspended. release_task gives it back.
+bool hold_task(Task *t);
+void release_task(Task *t);
+
+// Records that the calling task is about to park for reason r (under the
+// primitive's lock: whoever wakes it sees the record).
+void set_waiting(Task *t, WaitReason r);
+
+// fork(): the task structures' locks (sched/fork.cc).
+void task_fork_lock();
+void task_fork_unlock();
+
+// A blocking call (`call`) on a thread that runs no task: stops the
+// program with a message saying so.
+[[noreturn]] void outside_task(const char *call);
+
+// A monotonic clock in milliseconds, cheap (CLOCK_MONOTONIC_COARSE).
+uint32_t coarse_ms();
 
 } // namespace copystack_rt
 

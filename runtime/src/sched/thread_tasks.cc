@@ -76,6 +76,7 @@ struct Start {
   void *(*fn)(void *); // the start routine (std::thread: _M_run)
   void *arg;
   void (*destroy)(void *); // std::thread: the state's deleting destructor
+  uintptr_t site; // the pthread_create call, for the task dump
 };
 
 void *const *vtable_of(void *object) { return *static_cast<void ***>(object); }
@@ -102,6 +103,7 @@ void *thread_start(void *p) {
   r.task = create_task_for(
       reinterpret_cast<void (*)(void *)>(reinterpret_cast<void (*)()>(s.fn)),
       s.arg);
+  r.task->spawn_pc = s.site;
   void *result = nullptr;
   // Reached by glibc's jump when pthread_exit or a cancellation has unwound
   // the task's frames (see the top of this file).
@@ -126,7 +128,8 @@ using namespace copystack_rt;
 extern "C" __attribute__((visibility("default"))) int
 pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                void *(*start)(void *), void *arg) {
-  Start s{start, arg, nullptr};
+  Start s{start, arg, nullptr,
+          reinterpret_cast<uintptr_t>(__builtin_return_address(0))};
   if (t_std_thread) {
     t_std_thread = false;
     void *const *vt = vtable_of(arg);

@@ -2,9 +2,12 @@
 // deadlines and sleeps on a condition variable until the nearest; a task
 // that sleeps registers itself after it parked (__copystack_sleep_then
 // runs on the worker's stack), and the timer thread makes it runnable.
+// The network poller's deadlines are timers too (timer.h).
 #include "platform/split_stack_notes.h"
+#include "sched/timer.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
+#include "sched/deadlock.h"
 #include "sched/scheduler.h"
 #include "platform/stats.h"
 #include "sched/sync.h"
@@ -12,8 +15,10 @@
 
 #include "copystack/copystack.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <pthread.h>
 #include <queue>
 #include <thread>
 #include <vector>
@@ -25,7 +30,10 @@ namespace {
 struct Timer {
   uint64_t deadline;
   Task *task;           // a sleeping task to make runnable, or
-  copystack_chan *chan; // a channel to send the time to (copystack_after)
+  copystack_chan *chan; // a channel to send the time to (copystack_after), or
+  void (*fn)(uintptr_t, uint64_t); // a function to call (add_timer)
+  uintptr_t a;
+  uint64_t b;
   bool operator>(const Timer &o) const { return deadline > o.deadline; }
 };
 
@@ -40,7 +48,11 @@ struct Timers {
 // program exits.
 Timers &g_timers = *new Timers;
 
+// Timers added and not yet fired to the end.
+std::atomic<uint64_t> g_pending{0};
+
 void timer_thread() {
+  RuntimeThread counted;
   std::unique_lock<std::mutex> g(g_timers.lock);
   for (;;) {
     if (g_timers.heap.empty()) {
@@ -56,7 +68,9 @@ void timer_thread() {
     Timer t = top;
     g_timers.heap.pop();
     g.unlock();
-    if (t.task) {
+    if (t.fn) {
+      t.fn(t.a, t.b);
+    } else if (t.task) {
       ready(t.task);
     } else {
       // A buffered channel of one: this send never blocks.
@@ -64,6 +78,9 @@ void timer_thread() {
       chan_try_send(t.chan, &when);
       copystack_chan_release(t.chan);
     }
+    // Only now: until the task it wakes is runnable, the timer still
+    // counts as one that will wake somebody (the deadlock check).
+    g_pending.fetch_sub(1);
     g.lock();
   }
 }
@@ -71,11 +88,28 @@ void timer_thread() {
 void add(const Timer &t) {
   g_timers.started.call([] { std::thread(timer_thread).detach(); });
   std::lock_guard<std::mutex> g(g_timers.lock);
+  g_pending.fetch_add(1);
   g_timers.heap.push(t);
   g_timers.cv.notify_one();
 }
 
 } // namespace
+
+uint64_t timers_pending() { return g_pending.load(); }
+
+void timers_fork_lock() { g_timers.lock.lock(); }
+void timers_fork_unlock() { g_timers.lock.unlock(); }
+
+// The timer thread is gone in the child; its heap is not.
+void timers_after_fork_child() {
+  if (g_timers.started.done())
+    std::thread(timer_thread).detach();
+}
+
+void add_timer(uint64_t deadline, void (*fn)(uintptr_t, uint64_t),
+               uintptr_t a, uint64_t b) {
+  add(Timer{deadline, nullptr, nullptr, fn, a, b});
+}
 
 } // namespace copystack_rt
 
@@ -86,13 +120,15 @@ extern "C" {
 uint64_t copystack_now_ns(void) { return now_ns(); }
 
 void __copystack_sleep_then(void *deadline) {
-  add(Timer{reinterpret_cast<uintptr_t>(deadline), parking_task(), nullptr});
+  Task *t = parking_task();
+  set_waiting(t, kWaitSleep); // before the timer can wake it
+  add(Timer{reinterpret_cast<uintptr_t>(deadline), t, nullptr, nullptr, 0, 0});
 }
 
 copystack_chan *copystack_after(uint64_t ns) {
   copystack_chan *c = copystack_chan_make(sizeof(uint64_t), 1);
   copystack_chan_retain(c); // the timer's reference
-  add(Timer{now_ns() + ns, nullptr, c});
+  add(Timer{now_ns() + ns, nullptr, c, nullptr, 0, 0});
   return c;
 }
 

@@ -11,6 +11,11 @@
 #   %cc, %cxx   the drivers, with this variant's -O level
 #   %run        the environment of this variant
 #   %cs_version copystack's version (project() in CMakeLists.txt)
+#   %host_cc    plain clang, for host programs built without copystack
+#   %cs_lib     the directory of libcopystack.so
+#   %cs_bin     the directory of the drivers
+#   %exits N    runs the rest of the line and fails unless its exit status
+#               is N (fatal errors: 2)
 #   REQUIRES: normal / verify / stress / O0 / O2 select variants.
 import os
 import lit.formats
@@ -30,12 +35,19 @@ clang = os.path.join(config.cs_llvm_bin, "clang")
 plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "
          f"-L{config.cs_lib} -Wl,-rpath,{config.cs_lib} -lcopystack")
 config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
+# A host program that knows nothing of copystack: plain clang, no runtime.
+config.substitutions.append(("%host_cc", f"{clang} {opt}"))
+config.substitutions.append(("%cs_lib", config.cs_lib))
+config.substitutions.append(("%cs_bin", config.cs_bin))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
        "verify": "env COPYSTACK_VERIFY=1",
        "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))
 config.substitutions.append(("%cs_version", config.cs_version))
+config.substitutions.append(
+    ("%exits", "sh " + os.path.join(config.test_source_root, "Inputs",
+                                     "exit-status.sh")))
 config.available_features.add(config.cs_mode)
 import shutil
 if shutil.which("gdb"):

@@ -1,8 +1,8 @@
 // Crossing the maximum stack size stops the program with a message that
 // names the limit and the function: never a SIGSEGV.
 // RUN: %cc %s -o %t
-// RUN: not --crash %run %t 2>&1 | FileCheck %s
-// RUN: not --crash env COPYSTACK_MAX_STACK=256K %run %t env 2>&1 | FileCheck %s --check-prefix=ENV
+// RUN: %exits 2 %run %t 2>&1 | FileCheck %s
+// RUN: %exits 2 env COPYSTACK_MAX_STACK=256K %run %t env 2>&1 | FileCheck %s --check-prefix=ENV
 #include "Inputs/check.h"
 #include <string.h>
 

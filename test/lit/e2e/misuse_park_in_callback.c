@@ -2,7 +2,7 @@
 // callback qsort calls, which is not instrumented): the program stops and
 // says so.
 // RUN: %cc %s -o %t
-// RUN: not --crash %run %t 2>&1 | FileCheck %s
+// RUN: %exits 2 %run %t 2>&1 | FileCheck %s
 #include "Inputs/check.h"
 #include <stdlib.h>
 

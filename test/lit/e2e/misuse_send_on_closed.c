@@ -1,8 +1,8 @@
 // A send on a closed channel stops the program, as in Go: when the channel
 // is closed before the send, and when it is closed under a sender waiting.
 // RUN: %cc %s -o %t
-// RUN: not --crash %run %t 2>&1 | FileCheck %s
-// RUN: not --crash %run %t waiting 2>&1 | FileCheck %s
+// RUN: %exits 2 %run %t 2>&1 | FileCheck %s
+// RUN: %exits 2 %run %t waiting 2>&1 | FileCheck %s
 #include "Inputs/check.h"
 
 static void sender(void *ch) {

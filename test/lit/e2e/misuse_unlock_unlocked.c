@@ -1,6 +1,6 @@
 // Unlocking a mutex that is not locked stops the program, as in Go.
 // RUN: %cc %s -o %t
-// RUN: not --crash %run %t 2>&1 | FileCheck %s
+// RUN: %exits 2 %run %t 2>&1 | FileCheck %s
 #include "Inputs/check.h"
 
 int main(int argc, char **argv) {

@@ -1,8 +1,8 @@
 // A worker count out of range stops the program with the accepted range,
 // from the API and from the environment.
 // RUN: %cc %s -o %t
-// RUN: not --crash %run %t 2>&1 | FileCheck %s
-// RUN: not --crash env COPYSTACK_WORKERS=0 %run %t go 2>&1 | FileCheck %s --check-prefix=ENV
+// RUN: %exits 2 %run %t 2>&1 | FileCheck %s
+// RUN: %exits 2 env COPYSTACK_WORKERS=0 %run %t go 2>&1 | FileCheck %s --check-prefix=ENV
 #include "Inputs/check.h"
 
 static void nothing(void *arg) { (void)arg; }
@@ -17,4 +17,4 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK: copystack: fatal: copystack_set_workers(0): from 1 to 1024 workers
-// ENV: copystack: fatal: COPYSTACK_WORKERS=0 is not a number of workers from 1 to 1024
+// ENV: copystack: fatal: COPYSTACK_WORKERS=0: expected a number of workers from 1 to 1024

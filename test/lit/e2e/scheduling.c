@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,9 +20,11 @@ static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
 static void blocker(void *arg) {
   (void)arg;
   // Foreign calls that block this worker, 10 ms each, for up to 10 s: the
-  // other task must finish meanwhile, on another thread.
+  // other task must finish meanwhile, on another thread. (A raw system
+  // call: usleep would park the task, net_sleep_parks.c.)
+  struct timespec ten_ms = {0, 10000000};
   for (int i = 0; i < 1000 && !other_done; i++)
-    usleep(10000);
+    syscall(SYS_nanosleep, &ten_ms, NULL);
   printf("other task finished while blocked: %s\n",
          other_done ? "yes" : "NO");
   copystack_waitgroup_done(&wg);

@@ -8,7 +8,7 @@
 // mode names it.
 // RUN: %cc %s -o %t
 // REQUIRES: verify
-// RUN: not --crash env COPYSTACK_VERIFY_ARENA_GIB=2 %run %t > %t.out 2>&1
+// RUN: %exits 2 env COPYSTACK_VERIFY_ARENA_GIB=2 %run %t > %t.out 2>&1
 // RUN: FileCheck %s < %t.out
 #include "Inputs/check.h"
 

@@ -1,6 +1,6 @@
 ; A function that calls setjmp keeps the jmp_buf it passed in a slot the
 ; frame map describes as a jmp_buf reference (kind 4), calls setjmp in
-; place, treats it as a safepoint, and re-establishes the stack limit after
+; place, and re-establishes the stack limit after
 ; it returns (a longjmp from foreign code arrives with the limit at 0).
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
@@ -14,7 +14,6 @@ declare void @use(ptr)
 ; CHECK:       store ptr %buf, ptr %cs.jmpbuf
 ; CHECK-NEXT:  %r = call i32 @_setjmp(ptr %buf)
 ; CHECK-NEXT:  call void @__copystack_landing_pad()
-; CHECK:       %p.cs.reload = load ptr, ptr %p.cs.slot
 define i32 @f(ptr %buf, ptr %p) {
   %r = call i32 @_setjmp(ptr %buf)
   %v = load i32, ptr %p

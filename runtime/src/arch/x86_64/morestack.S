@@ -7,9 +7,13 @@
  *   [%rsp+8] = the function's own return address,
  * and every argument register live. It saves all of them in a block on the
  * task stack (inside the guard band), switches to the thread's own stack and
- * calls __copystack_grow(block), which returns the address of the block in
- * the (possibly new) stack. It restores the registers from there and
- * returns to the function past its "ret", on the new stack.
+ * calls __copystack_grow(block, limit), which returns the address of the
+ * block in the (possibly new) stack. It restores the registers from there
+ * and returns to the function past its "ret", on the new stack. limit is
+ * the value the check failed against: COPYSTACK_PREEMPT_LIMIT (abi.h) when
+ * the monitor asked the task to yield; then __copystack_grow sets bit 0 of
+ * the address it returns, and the task calls __copystack_preempt on the
+ * block before it resumes (the registers stay in the block meanwhile).
  *
  * Block layout (asm_offsets.h, MoreStackBlock in growth.cc):
  *
@@ -35,9 +39,13 @@
 	 * notes here, under libgcc's name for it. */
 	.globl	__morestack_non_split
 	.type	__morestack_non_split,@function
+	/* The name instrumented shared libraries call (morestack_stub.S). */
+	.globl	__copystack_morestack
+	.type	__copystack_morestack,@function
 	.p2align 4
 __morestack:
 __morestack_non_split:
+__copystack_morestack:
 	.cfi_startproc
 	cmpq	$0, TCB_LIMIT
 	je	.Lspurious
@@ -93,18 +101,26 @@ __morestack_non_split:
 	movq	%rsp, %rbx
 	.cfi_def_cfa_register %rbx
 	movq	%rsp, %rdi
+	movq	TCB_LIMIT, %rsi
 	movq	__copystack_thread@gottpoff(%rip), %rax
 	movq	%fs:THREAD_SCHED_SP(%rax), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT
 	call	__copystack_grow
 
-	/* Resume on the block __copystack_grow returned. */
+	/* Resume on the block __copystack_grow returned, yielding first when
+	 * its bit 0 says so. */
+	movq	%rax, %rcx
+	andq	$-2, %rax
 	movq	%rax, %rsp
 	.cfi_def_cfa_register %rsp
 	movq	__copystack_thread@gottpoff(%rip), %rax
 	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
 	movq	%rax, TCB_LIMIT
+	testb	$1, %cl
+	jz	1f
+	call	__copystack_preempt
+1:
 	movdqu	0(%rsp), %xmm0
 	movdqu	16(%rsp), %xmm1
 	movdqu	32(%rsp), %xmm2
@@ -158,6 +174,7 @@ __morestack_non_split:
 	.cfi_endproc
 	.size	__morestack, .-__morestack
 	.size	__morestack_non_split, .-__morestack_non_split
+	.size	__copystack_morestack, .-__copystack_morestack
 
 	/* Both split-stack notes: gold and lld leave calls into an object with
 	 * .note.GNU-split-stack alone, and do not insist on finding split-stack

@@ -31,6 +31,17 @@
  *       Uses 56 bytes of the task stack. Called anywhere else (a foreign
  *       call, a thread's own stack), it stops the program with a message.
  *
+ *   void __copystack_preempt(void);
+ *       Called by instrumented code on a task stack (a loop poll) and by
+ *       __morestack when the monitor asked the task to yield (abi.h,
+ *       COPYSTACK_PREEMPT_LIMIT): parks it with __copystack_preempt_then,
+ *       which keeps it for this thread (sched/preempt.h). Keeps errno, and
+ *       every register but %r11 (LLVM's preserve_most convention, which
+ *       the polls call it with: a poll costs the loop no registers). Uses
+ *       under 200 bytes of the task stack. Its return address after the park
+ *       is __copystack_preempt_resume, which tells the collector not to move
+ *       the stack (the code it stopped in has no safepoint there).
+ *
  *   void __copystack_landing_pad(void);
  *       Called first in every landing pad of instrumented code. An exception
  *       thrown by foreign code unwinds into task frames with the limit still
@@ -238,6 +249,54 @@ __copystack_park:
 1:	jmp	__copystack_park_misuse
 	.cfi_endproc
 	.size	__copystack_park, .-__copystack_park
+
+	.globl	__copystack_preempt
+	.globl	__copystack_preempt_resume
+	.type	__copystack_preempt,@function
+	.p2align 4
+__copystack_preempt:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rbx
+	.cfi_offset %rbx, -24
+	pushq	%rax			/* preserve_most: all but %r11 */
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	andq	$-16, %rsp
+	call	__errno_location@PLT
+	movl	(%rax), %ebx		/* errno, kept in the switch frame */
+	movq	__copystack_preempt_then@GOTPCREL(%rip), %rdi
+	xorl	%esi, %esi
+	call	__copystack_park
+__copystack_preempt_resume:
+	call	__errno_location@PLT	/* this thread's: the same one */
+	movl	%ebx, (%rax)
+	leaq	-72(%rbp), %rsp
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popq	%rbx
+	.cfi_restore %rbx
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size	__copystack_preempt, .-__copystack_preempt
 
 	.globl	__copystack_landing_pad
 	.type	__copystack_landing_pad,@function

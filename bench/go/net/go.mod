@@ -1,0 +1,3 @@
+module copystack/bench/net
+
+go 1.19

@@ -1,0 +1,46 @@
+//===- LoopPolls.h - loops that never reach a prologue check poll ---------===//
+//
+// Preemption (Go 1.14's): the runtime's monitor asks a task that has run for
+// a time slice to yield by storing COPYSTACK_PREEMPT_LIMIT in its thread's
+// split-stack limit (abi.h), so that its next prologue check fails. A loop
+// whose iterations call no instrumented function never checks; at each of
+// its back edges it gets a poll of the same word:
+//
+//     %limit = load volatile i64, ptr addrspace(257) inttoptr (i64 112 ...)
+//     %yield = icmp eq i64 %limit, COPYSTACK_PREEMPT_LIMIT
+//     br i1 %yield, label %preempt, label %latch   ; 1 in a million
+//   preempt:
+//     call preserve_mostcc void @__copystack_preempt()
+//
+// The poll is one compare of a thread-control-block word with a constant;
+// the stub keeps every register but %r11 (preserve_most), so the rare call
+// costs the loop no registers. scripts/bench-overhead measures the polls.
+// __copystack_preempt parks the task, which resumes on the same thread with
+// its stack where it was (runtime/src/sched/preempt.h), so the call is not
+// a safepoint: the values the loop keeps in registers across it, which the
+// stub saves on its own frame, need no description.
+//
+// A back edge needs no poll when a call to an instrumented function (its
+// prologue checks) or a park runs on every iteration: a block with one
+// dominates the edge's source and is dominated by its target. Cycles that
+// are not natural loops always get one.
+//
+// It runs on each instrumented function after ForeignCalls (which leaves
+// the calls that reach instrumented code plain) and before FrameMaps.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COPYSTACK_PASSES_LOOPPOLLS_H
+#define COPYSTACK_PASSES_LOOPPOLLS_H
+
+#include "Policy.h"
+
+#include "llvm/IR/Function.h"
+
+namespace copystack {
+
+/// Adds a poll to each back edge of F that needs one. Returns how many.
+unsigned insertLoopPolls(llvm::Function &F, const Policy &P);
+
+} // namespace copystack
+
+#endif

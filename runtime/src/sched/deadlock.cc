@@ -1,0 +1,117 @@
+// deadlock.cc: the deadlock check (deadlock.h).
+#include "platform/split_stack_notes.h"
+#include "sched/deadlock.h"
+#include "platform/fatal.h"
+#include "sched/scheduler.h"
+#include "sched/task.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <unistd.h>
+#include <vector>
+
+namespace copystack_rt {
+
+namespace {
+
+std::atomic<int> g_runtime_threads{0};
+thread_local int t_runtime_depth;
+std::atomic<int64_t> g_external_waits{0};
+// One check at a time; a check that finds another under way leaves it.
+std::mutex g_check_lock;
+
+// The threads of the process (/proc/self/stat, field 20), or -1.
+int os_threads() {
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  char buf[1024];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return -1;
+  buf[n] = 0;
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+  const char *p = strrchr(buf, ')');
+  if (!p)
+    return -1;
+  // The space before each of fields 3 (state) to 20 (num_threads).
+  for (int field = 3; field <= 20; ++field) {
+    p = strchr(p + 1, ' ');
+    if (!p)
+      return -1;
+  }
+  return atoi(p + 1);
+}
+
+// Everything but the tasks themselves: nothing that could end a wait.
+bool nothing_could_wake() {
+  if (!scheduler_quiet())
+    return false;
+  if (timers_pending() != 0 || g_external_waits.load() != 0)
+    return false;
+  int threads = os_threads();
+  return threads > 0 && threads <= g_runtime_threads.load();
+}
+
+struct Look {
+  std::vector<Task *> held;
+  bool asleep = true; // every task seen so far waits on a task primitive
+};
+
+void hold_if_asleep(Task *t, void *arg) {
+  auto *look = static_cast<Look *>(arg);
+  if (!look->asleep || t->state.load(std::memory_order_acquire) == kFree)
+    return;
+  if (!hold_task(t)) { // running, or being moved
+    look->asleep = false;
+    return;
+  }
+  look->held.push_back(t);
+  if (!waits_on_tasks(t->wait_reason.load(std::memory_order_acquire)))
+    look->asleep = false;
+}
+
+} // namespace
+
+RuntimeThread::RuntimeThread() {
+  if (t_runtime_depth++ == 0)
+    g_runtime_threads.fetch_add(1);
+}
+
+RuntimeThread::~RuntimeThread() {
+  if (--t_runtime_depth == 0)
+    g_runtime_threads.fetch_sub(1);
+}
+
+void deadlock_fork_lock() { g_check_lock.lock(); }
+void deadlock_fork_unlock() { g_check_lock.unlock(); }
+
+void deadlock_after_fork_child() {
+  g_runtime_threads.store(t_runtime_depth > 0 ? 1 : 0);
+}
+
+void external_wait_begin() { g_external_waits.fetch_add(1); }
+void external_wait_end() { g_external_waits.fetch_sub(1); }
+
+void check_deadlock() {
+  if (live_tasks() == 0 || !nothing_could_wake())
+    return;
+  std::unique_lock<std::mutex> g(g_check_lock, std::try_to_lock);
+  if (!g.owns_lock())
+    return;
+  Look look;
+  for_each_task(hold_if_asleep, &look);
+  // With every task held, nothing that could wake one may have started
+  // meanwhile: look at the rest again.
+  bool dead = look.asleep && !look.held.empty() && nothing_could_wake();
+  for (Task *t : look.held)
+    release_task(t);
+  if (dead)
+    die("fatal error: all tasks are asleep - deadlock!\n", -1, 0, 0, 0);
+}
+
+} // namespace copystack_rt

@@ -1,0 +1,569 @@
+// dump.cc: the task dump (dump.h).
+#include "platform/split_stack_notes.h"
+#include "sched/dump.h"
+#include "core/copy.h"
+#include "core/frame_info.h"
+#include "platform/config.h"
+#include "platform/demangle.h"
+#include "platform/fatal.h"
+#include "platform/signals.h"
+#include "platform/thread.h"
+#include "sched/task.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+namespace copystack_rt {
+
+namespace {
+
+// Frames printed per task; a deeper stack (a runaway recursion) shows its
+// innermost frames and how many more there are.
+constexpr int kMaxFrames = 48;
+// Distinct addresses symbolized per dump; beyond, frames show raw.
+constexpr uint32_t kMaxAddrs = 8192;
+// Bytes of symbolizer output kept.
+constexpr size_t kTextBytes = 4 << 20;
+// How long the symbolizer may take before the dump goes on without it.
+constexpr int kSymbolizerSeconds = 10;
+
+// Set in a signal handler: nothing that may allocate.
+bool g_in_signal = false;
+
+void out(const char *s, size_t n) { write_fd(2, s, n); }
+void out(const char *s) { out(s, strlen(s)); }
+
+__attribute__((format(printf, 1, 2))) void outf(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    out(buf, static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n)
+                                                  : sizeof buf - 1);
+}
+
+void *map_bytes(size_t n) {
+  void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// ---- walking a task's frames ---------------------------------------------------
+
+struct Frames {
+  uintptr_t pc[kMaxFrames]; // return addresses (the innermost: a pc)
+  int n = 0;
+  uint64_t more = 0; // frames past kMaxFrames
+  bool not_started = false;
+  uintptr_t entry = 0; // a task that has not started: its entry function
+};
+
+void add(Frames &f, uintptr_t pc) {
+  if (f.n < kMaxFrames)
+    f.pc[f.n++] = pc;
+  else
+    ++f.more;
+}
+
+// pc, then caller_pc (if any), then the %rbp chain from fp, staying inside
+// [lo, hi) and going up.
+void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
+          uintptr_t lo, uintptr_t hi) {
+  const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
+  if (!pc || pc == end)
+    return;
+  add(f, pc);
+  if (caller_pc) {
+    if (caller_pc == end)
+      return;
+    add(f, caller_pc);
+  }
+  for (uint64_t guard = 0; guard < (uint64_t(1) << 26); ++guard) {
+    if (fp < lo || fp + 16 > hi || (fp & 7))
+      return;
+    auto *frame = reinterpret_cast<const uintptr_t *>(fp);
+    uintptr_t ret = frame[1];
+    if (!ret || ret == end)
+      return;
+    add(f, ret);
+    if (frame[0] <= fp)
+      return;
+    fp = frame[0];
+  }
+}
+
+// A suspended (held) task: from its switch frame.
+void walk_suspended(Frames &f, const Task *t) {
+  const auto *sf = reinterpret_cast<const SwitchFrame *>(t->sp);
+  if (t->sp < t->stack.lo || t->sp + sizeof(SwitchFrame) > t->stack.hi)
+    return;
+  if (sf->ret == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {
+    f.not_started = true;
+    f.entry = sf->r13 == reinterpret_cast<uintptr_t>(&__copystack_foreign_call)
+                  ? sf->r14
+                  : sf->r13;
+    return;
+  }
+  walk(f, sf->ret, 0, sf->rbp, t->stack.lo, t->stack.hi);
+}
+
+// The failing thread's own task, running now.
+void walk_current(Frames &f, const Thread &th, uintptr_t pc,
+                  uintptr_t caller_pc, uintptr_t fp) {
+  if (pc) {
+    walk(f, pc, caller_pc, fp, th.task_lo, th.task_hi);
+  } else {
+    uintptr_t ret, rbp;
+    if (foreign_caller(th, &ret, &rbp))
+      walk(f, ret, 0, rbp, th.task_lo, th.task_hi);
+  }
+}
+
+// ---- symbols ---------------------------------------------------------------------
+
+// What one address is: lines of "function at file:line" (more than one
+// when calls were inlined there, innermost first), or null.
+struct Addr {
+  uintptr_t pc;
+  const char *text;
+};
+
+struct Symbols {
+  Addr *table = nullptr; // open addressing, kMaxAddrs * 2 slots
+  uint32_t n = 0;
+  char *text = nullptr; // the symbolizer's output, parsed in place
+};
+
+Symbols g_syms;
+
+uint32_t slot_of(uintptr_t pc) {
+  return static_cast<uint32_t>((pc * 0x9e3779b97f4a7c15ull) >> 40) %
+         (2 * kMaxAddrs);
+}
+
+Addr *find(uintptr_t pc, bool insert) {
+  if (!g_syms.table)
+    return nullptr;
+  for (uint32_t i = slot_of(pc), k = 0; k < 2 * kMaxAddrs;
+       ++k, i = (i + 1) % (2 * kMaxAddrs)) {
+    Addr &a = g_syms.table[i];
+    if (a.pc == pc)
+      return &a;
+    if (!a.pc) {
+      if (!insert || g_syms.n >= kMaxAddrs)
+        return nullptr;
+      a.pc = pc;
+      ++g_syms.n;
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
+// The address to look up for a return address: the call before it.
+uintptr_t lookup_pc(uintptr_t ret) { return ret - 1; }
+
+const char *find_symbolizer(const Config *c) {
+  const char *want = c ? c->symbolizer : "";
+  if (strcmp(want, "0") == 0)
+    return nullptr;
+  if (*want)
+    return access(want, X_OK) == 0 ? want : nullptr;
+  static const char *const kCandidates[] = {
+      "/usr/lib/llvm-19/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-19",
+      "/usr/bin/llvm-symbolizer"};
+  for (const char *p : kCandidates)
+    if (access(p, X_OK) == 0)
+      return p;
+  return nullptr;
+}
+
+// The module and the offset llvm-symbolizer wants for pc.
+bool module_of(uintptr_t pc, char *path, size_t len, uintptr_t *offset) {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(pc), &info) || !info.dli_fbase)
+    return false;
+  static uintptr_t main_base = [] {
+    Dl_info m;
+    return dladdr(reinterpret_cast<void *>(getauxval(AT_ENTRY)), &m)
+               ? reinterpret_cast<uintptr_t>(m.dli_fbase)
+               : 0;
+  }();
+  auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+  if (base == main_base)
+    snprintf(path, len, "/proc/%d/exe", static_cast<int>(getpid()));
+  else if (info.dli_fname && info.dli_fname[0])
+    snprintf(path, len, "%s", info.dli_fname);
+  else
+    return false;
+  const auto *eh = reinterpret_cast<const Elf64_Ehdr *>(base);
+  *offset = eh->e_type == ET_EXEC ? pc : pc - base;
+  return true;
+}
+
+// Runs the symbolizer once over every address in the table, and points
+// each entry at its lines in the output.
+void symbolize(const char *tool) {
+  int in = memfd_create("copystack-dump-in", MFD_CLOEXEC);
+  int outfd = memfd_create("copystack-dump-out", MFD_CLOEXEC);
+  if (in < 0 || outfd < 0)
+    return;
+  // The order of the requests is the order of the table's used slots.
+  for (uint32_t i = 0; i < 2 * kMaxAddrs; ++i) {
+    const Addr &a = g_syms.table[i];
+    if (!a.pc)
+      continue;
+    char path[512], line[640];
+    uintptr_t off = 0;
+    int n = module_of(a.pc, path, sizeof path, &off)
+                ? snprintf(line, sizeof line, "\"%s\" %#lx\n", path,
+                           static_cast<unsigned long>(off))
+                : snprintf(line, sizeof line, "\"/\" 0x0\n");
+    write_fd(in, line, static_cast<size_t>(n));
+  }
+  lseek(in, 0, SEEK_SET);
+  const char *argv[] = {tool, "--inlines", "--demangle", "--functions=linkage",
+                        nullptr};
+  const char *envp[] = {nullptr};
+  // vfork: no atfork handlers (they take the scheduler's locks), nothing
+  // copied; the child only redirects and executes.
+  pid_t pid = vfork();
+  if (pid == 0) {
+    dup2(in, 0);
+    dup2(outfd, 1);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+      dup2(null, 2);
+    execve(tool, const_cast<char *const *>(argv),
+           const_cast<char *const *>(envp));
+    _exit(127);
+  }
+  if (pid < 0)
+    return;
+  int status = 0;
+  for (int tries = 0;; ++tries) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR))
+      break;
+    if (tries >= kSymbolizerSeconds * 100) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return;
+    }
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return;
+  off_t size = lseek(outfd, 0, SEEK_END);
+  if (size <= 0 || static_cast<size_t>(size) >= kTextBytes)
+    return;
+  g_syms.text = static_cast<char *>(map_bytes(kTextBytes));
+  if (!g_syms.text || pread(outfd, g_syms.text, size, 0) != size)
+    return;
+  g_syms.text[size] = 0;
+  // One block per request, in order: "function\nfile:line:column\n" pairs
+  // (several when calls were inlined there), then an empty line.
+  char *p = g_syms.text;
+  for (uint32_t i = 0; i < 2 * kMaxAddrs && *p; ++i) {
+    Addr &a = g_syms.table[i];
+    if (!a.pc)
+      continue;
+    a.text = p;
+    char *end = strstr(p, "\n\n");
+    if (!end)
+      break;
+    end[1] = 0;
+    p = end + 2;
+  }
+}
+
+// One "function\nfile:line:column\n" pair of a block: the function and
+// "file:line" (null when unknown). Returns the next pair, or null.
+const char *next_pair(const char *p, const char **fn, int *fn_len,
+                      const char **loc, int *loc_len) {
+  const char *fn_end = strchr(p, '\n');
+  if (!fn_end)
+    return nullptr;
+  const char *l = fn_end + 1;
+  const char *l_end = strchr(l, '\n');
+  if (!l_end)
+    return nullptr;
+  *fn = p;
+  *fn_len = static_cast<int>(fn_end - p);
+  if (*fn_len == 2 && p[0] == '?')
+    *fn = nullptr;
+  // file:line:column -> file:line
+  const char *cut = l_end;
+  int colons = 0;
+  for (const char *q = l; q < l_end; ++q)
+    if (*q == ':') {
+      ++colons;
+      cut = q;
+    }
+  *loc = l[0] == '?' || colons < 2 ? nullptr : l;
+  *loc_len = static_cast<int>(cut - l);
+  // Line 0: compiler-made code (a prologue's call to __morestack).
+  if (*loc && *loc_len >= 2 && l[*loc_len - 1] == '0' &&
+      l[*loc_len - 2] == ':')
+    *loc = nullptr;
+  return l_end + 1;
+}
+
+// A frame the symbolizer did not name: the dynamic symbol or the frame
+// map's name, and the module.
+void print_raw(const char *prefix, uintptr_t pc) {
+  char buf[512];
+  const char *name = symbol_name(pc);
+  if (!g_in_signal)
+    name = demangle(name, buf, sizeof buf);
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(pc), &info) && info.dli_fname &&
+      info.dli_fbase)
+    outf("%s%s (%s+%#lx)\n", prefix, name, info.dli_fname,
+         static_cast<unsigned long>(
+             pc - reinterpret_cast<uintptr_t>(info.dli_fbase)));
+  else
+    outf("%s%s (%#lx)\n", prefix, name, static_cast<unsigned long>(pc));
+}
+
+// Prints the frame(s) at one return address: "#i function at file:line",
+// one per function inlined there, innermost first.
+void print_frame(int &index, uintptr_t ret) {
+  uintptr_t pc = lookup_pc(ret);
+  const Addr *a = find(pc, false);
+  const char *fn, *loc;
+  int fn_len, loc_len;
+  if (a && a->text && next_pair(a->text, &fn, &fn_len, &loc, &loc_len) &&
+      fn) {
+    for (const char *p = a->text;
+         p && *p && next_pair(p, &fn, &fn_len, &loc, &loc_len);
+         p = next_pair(p, &fn, &fn_len, &loc, &loc_len)) {
+      if (!fn)
+        break;
+      if (loc)
+        outf("  #%d %.*s at %.*s\n", index++, fn_len, fn, loc_len, loc);
+      else
+        outf("  #%d %.*s\n", index++, fn_len, fn);
+    }
+    return;
+  }
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "  #%d ", index++);
+  print_raw(prefix, pc);
+}
+
+// "created by f at file:line": the outermost function at the spawn site
+// (the go() of the C++ API is inlined into it).
+void print_creator(uintptr_t spawn_pc) {
+  if (!spawn_pc)
+    return;
+  uintptr_t pc = lookup_pc(spawn_pc);
+  const Addr *a = find(pc, false);
+  const char *fn = nullptr, *loc = nullptr;
+  int fn_len = 0, loc_len = 0;
+  if (a && a->text) {
+    const char *f, *l;
+    int fl, ll;
+    for (const char *p = a->text; p && *p;) {
+      p = next_pair(p, &f, &fl, &l, &ll);
+      if (!p || !f)
+        break;
+      fn = f, fn_len = fl, loc = l, loc_len = ll;
+    }
+  }
+  if (!fn) {
+    print_raw("  created by ", pc);
+    return;
+  }
+  if (loc)
+    outf("  created by %.*s at %.*s\n", fn_len, fn, loc_len, loc);
+  else
+    outf("  created by %.*s\n", fn_len, fn);
+}
+
+const char *reason_name(uint8_t r) {
+  switch (r) {
+  case kWaitChanSend: return "chan send";
+  case kWaitChanRecv: return "chan receive";
+  case kWaitSelect: return "select";
+  case kWaitSelectNoCases: return "select (no cases)";
+  case kWaitWaitGroup: return "wait group wait";
+  case kWaitMutex: return "mutex lock";
+  case kWaitSleep: return "sleep";
+  case kWaitExternal: return "IO wait";
+  default: return "runnable";
+  }
+}
+
+void format_wait(const Task *t, char *buf, size_t len) {
+  uint8_t r = t->wait_reason.load(std::memory_order_acquire);
+  if (r == kWaitNone) {
+    snprintf(buf, len, "runnable");
+    return;
+  }
+  uint32_t waited = coarse_ms() - t->wait_since;
+  if (waited < 1000)
+    snprintf(buf, len, "%s, %u ms", reason_name(r), waited);
+  else if (waited < 120000)
+    snprintf(buf, len, "%s, %u s", reason_name(r), waited / 1000);
+  else
+    snprintf(buf, len, "%s, %u minutes", reason_name(r), waited / 60000);
+}
+
+// ---- the dump ------------------------------------------------------------------
+
+void gather(const Frames &f, uintptr_t spawn_pc) {
+  for (int i = 0; i < f.n; ++i)
+    find(lookup_pc(f.pc[i]), true);
+  if (spawn_pc)
+    find(lookup_pc(spawn_pc), true);
+}
+
+void print_task(const Task *t, const char *state, const Frames *f) {
+  outf("\ntask %llu [%s]:\n", static_cast<unsigned long long>(t->id), state);
+  if (f) {
+    int index = 0;
+    if (f->not_started) {
+      char buf[512];
+      const char *name = symbol_name(f->entry);
+      if (!g_in_signal)
+        name = demangle(name, buf, sizeof buf);
+      outf("  (not started: will run %s)\n", name);
+    }
+    for (int i = 0; i < f->n; ++i)
+      print_frame(index, f->pc[i]);
+    if (f->more)
+      outf("  ...%llu more frames...\n",
+           static_cast<unsigned long long>(f->more));
+  }
+  print_creator(t->spawn_pc);
+}
+
+struct Dump {
+  Task *current;
+  bool collect; // pass 1: hold, gather addresses; pass 2: print
+  // The tasks pass 1 held, in for_each_task's order (pass 2 meets them in
+  // the same order).
+  Task **held;
+  size_t nheld, cap, cursor;
+};
+
+void visit(Task *t, void *arg) {
+  auto *d = static_cast<Dump *>(arg);
+  if (t == d->current)
+    return;
+  uint8_t state = t->state.load(std::memory_order_acquire);
+  if (d->collect) {
+    if (state == kFree)
+      return;
+    Frames f;
+    if (d->nheld < d->cap && hold_task(t)) {
+      d->held[d->nheld++] = t;
+      walk_suspended(f, t);
+    }
+    gather(f, t->spawn_pc);
+    return;
+  }
+  bool held = d->cursor < d->nheld && d->held[d->cursor] == t;
+  if (held)
+    ++d->cursor;
+  else if (state == kFree)
+    return;
+  if (!held) {
+    print_task(t, state == kRunning ? "running on another thread"
+                                    : "being moved",
+               nullptr);
+    return;
+  }
+  Frames f;
+  walk_suspended(f, t);
+  char wait[96];
+  format_wait(t, wait, sizeof wait);
+  print_task(t, f.not_started ? "not started" : wait, &f);
+}
+
+} // namespace
+
+void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t caller_pc,
+                          uintptr_t fp) {
+  const Thread &th = __copystack_thread;
+  // Room for 8M held tasks: address space, touched as used.
+  constexpr size_t kHeldCap = size_t(8) << 20;
+  Dump d{th.task, true,
+         static_cast<Task **>(map_bytes(sizeof(Task *) * kHeldCap)), 0, 0,
+         0};
+  if (d.held)
+    d.cap = kHeldCap;
+  static Frames current; // the dump runs once
+  if (th.task)
+    walk_current(current, th, pc, caller_pc, fp);
+  g_syms.table =
+      static_cast<Addr *>(map_bytes(sizeof(Addr) * 2 * kMaxAddrs));
+  if (th.task)
+    gather(current, th.task->spawn_pc);
+  if (level >= kTracebackAll)
+    for_each_task(visit, &d);
+  if (const char *tool = find_symbolizer(config_if_loaded()))
+    if (g_syms.table && g_syms.n)
+      symbolize(tool);
+  d.collect = false;
+  if (th.task)
+    print_task(th.task, "running", &current);
+  if (level >= kTracebackAll)
+    for_each_task(visit, &d);
+  out("\n");
+}
+
+namespace {
+
+void on_quit(int, siginfo_t *, void *uctx) {
+  g_in_signal = true;
+  const Thread &th = __copystack_thread;
+  uintptr_t pc = 0, fp = 0;
+  if (th.task && !th.foreign_sp) {
+    // Interrupted on the task's own stack: start where it was.
+    const auto *uc = static_cast<const ucontext_t *>(uctx);
+    auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+    if (sp >= th.task_lo && sp < th.task_hi) {
+      pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]) + 1;
+      fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
+    }
+  }
+  int level = traceback_level();
+  die("SIGQUIT: quit\n", level < kTracebackAll && level > 0 ? kTracebackAll
+                                                             : level,
+      pc, 0, fp);
+}
+
+} // namespace
+
+void install_quit_handler() {
+  install_terminate_handler();
+  struct sigaction old;
+  if (system_sigaction(SIGQUIT, nullptr, &old) != 0 ||
+      (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+    return; // ignored, or the program's own handler
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_quit;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  system_sigaction(SIGQUIT, &sa, nullptr);
+}
+
+} // namespace copystack_rt

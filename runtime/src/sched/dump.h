@@ -1,0 +1,51 @@
+// dump.h: the task dump (Go's traceback of every goroutine), printed by
+// every fatal error (platform/fatal.h calls it) and on SIGQUIT.
+//
+// For each task: its id, its state and what it waits for and since when,
+// its frames, symbolized and demangled, and the call that started it:
+//
+//     task 7 [chan receive, 3 s]:
+//       #0 copystack_chan_recv at .../copystack.h:482
+//       #1 consumer at .../pipeline.c:14
+//       created by main at .../pipeline.c:31
+//
+// Frames: a suspended task's saved %rsp is a switch frame (core/copy.h
+// SwitchFrame) whose return address and %rbp start the walk; the running
+// task of the failing thread starts at its foreign call (or where a growth
+// stopped); every instrumented function keeps a frame pointer, so the walk
+// follows the %rbp chain, checked against the task's stack, up to
+// __copystack_task_return. A task running on another thread is listed
+// without frames. Every task the dump looks at is held (task.h hold_task)
+// and never given back: the program is ending.
+//
+// Names and file:line come from llvm-symbolizer (COPYSTACK_SYMBOLIZER; run
+// once for all addresses), or without it from the dynamic symbols and the
+// frame maps. The dump writes with write(2) and keeps its tables in
+// mmap'ed memory: it runs in dying processes and in a signal handler.
+#ifndef COPYSTACK_DUMP_H
+#define COPYSTACK_DUMP_H
+
+#include <cstdint>
+
+namespace copystack_rt {
+
+// Prints the tasks to stderr at traceback level `level` (config.h
+// Traceback): the failing thread's task, whose innermost frames are pc,
+// caller_pc and fp (fatal.h fatal_at) or, all 0, its foreign call; then,
+// at kTracebackAll and above, every other task.
+void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t caller_pc,
+                          uintptr_t fp);
+
+// SIGQUIT dumps every task and exits with status 2, as in Go; installed
+// when the scheduler starts, unless the program ignores SIGQUIT or has a
+// handler of its own.
+void install_quit_handler();
+
+// An exception nothing catches is a fatal error with the dump (instead of
+// libstdc++'s abort()); installed with the quit handler, unless the
+// program has a terminate handler of its own (terminate.cc).
+void install_terminate_handler();
+
+} // namespace copystack_rt
+
+#endif

@@ -1,0 +1,1117 @@
+// io.cc: blocking C library calls made from tasks (io_calls.h), carried
+// out on the thread's stack without blocking it; and the interposers that
+// keep the poller's knowledge of descriptors current.
+//
+// __copystack_io_begin makes the call without blocking. If it would block
+// and the call is one that parks (the table below), it describes the wait
+// (netpoll.h) and returns COPYSTACK_MUST_PARK; the instrumented wrapper
+// parks and calls again, and the call continues where it stopped: a write
+// keeps the bytes it wrote, a poll its deadline. Everything else runs the
+// C library's blocking call in place, as a foreign call would: outside
+// tasks, in tasks bound to a thread (copystack_run, thread start routines:
+// the thread is theirs), on regular files, terminals and other descriptors
+// the poller does not drive, and with COPYSTACK_NETPOLL=0.
+//
+// How each call keeps the semantics of its blocking self:
+//
+//   sockets    the attempt passes MSG_DONTWAIT (read and write become recv
+//              and send, readv and writev recvmsg and sendmsg); the
+//              descriptor's own flags are never touched
+//   pipes      preadv2 and pwritev2 with RWF_NOWAIT, where the kernel
+//              supports it on pipes (probed once); otherwise pipes block
+//   writes     a blocking write writes everything: the call goes on after
+//              each park until it has, and returns what it wrote when a
+//              timeout, a signal or an error stops it after some bytes
+//   accept     poll, then accept (accept has no per-call non-blocking
+//              flag); one task at a time per listening socket, and a
+//              success lets the next waiter look again
+//   connect    the socket is non-blocking during the connect system call
+//              only; the task then waits until it is writable and reads
+//              SO_ERROR. SO_SNDTIMEO ends the wait with EINPROGRESS, as
+//              Linux does
+//   O_NONBLOCK a descriptor the program made non-blocking (or MSG_DONTWAIT
+//              in the call's flags) returns EAGAIN as before: read with
+//              F_GETFL once, and again after any F_SETFL or FIONBIO
+//   timeouts   SO_RCVTIMEO and SO_SNDTIMEO end the wait with EAGAIN (read
+//              once, and again after any setsockopt of them); poll's,
+//              select's and the sleeps' own timeouts hold
+//   EINTR      a handler that runs while a task waits ends the wait with
+//              EINTR where it would end a thread's blocking call (signal(7)):
+//              poll, select and sleeps always; socket calls with a timeout
+//              set always; other reads, writes, accept and connect only
+//              when the handler lacks SA_RESTART. Every waiting task it
+//              applies to sees it, not one chosen thread
+//   close      closing a descriptor (close, dup2 and dup3 over it, fclose,
+//              close_range) ends the waits on it with EBADF, as Go's Close
+//              ends pending reads with net.ErrClosed
+//
+// Deadlines (copystack_fd_set_deadline) apply to reads, writes, accept,
+// connect and copystack_fd_wait; they end a wait with ETIMEDOUT.
+#include "platform/config.h"
+#include "platform/fatal.h"
+#include "platform/split_stack_notes.h"
+#include "platform/stats.h"
+#include "platform/thread.h"
+#include "sched/io_calls.h"
+#include "sched/netpoll.h"
+#include "sched/task.h"
+
+#include "copystack/copystack.h"
+
+#include <alloca.h>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace copystack_rt {
+
+namespace {
+
+// ---- the C library's own functions, behind the interposers
+// --------------------
+
+template <typename Fn> Fn next_definition(const char *name) {
+  auto fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+  if (!fn)
+    fatal("%s: the C library's definition was not found", name);
+  return fn;
+}
+
+using FcntlFn = int (*)(int, int, ...);
+FcntlFn real_fcntl() {
+  static FcntlFn fn = next_definition<FcntlFn>("fcntl64");
+  return fn;
+}
+
+// Bumped by every F_SETFL and FIONBIO, and by every setsockopt of a
+// timeout, in the process: a cached O_NONBLOCK or timeout read before is
+// read again (a duplicate descriptor shares its flags with the original).
+std::atomic<uint32_t> g_flags_epoch{1};
+std::atomic<uint32_t> g_timeo_epoch{1};
+
+// ---- what the runtime knows of a descriptor
+// -----------------------------------
+
+enum FdKind : uint8_t {
+  kUnknown = 0,
+  kSocket = 1,
+  kPipe = 2,  // pipes and FIFOs, when RWF_NOWAIT works on them
+  kOther = 3, // everything else: the blocking call
+};
+
+// Whether this kernel honours RWF_NOWAIT on pipes: a read of an empty pipe
+// returns EAGAIN instead of blocking (or of EOPNOTSUPP on kernels without).
+bool pipes_nowait() {
+  static const bool ok = [] {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+      return false;
+    char c;
+    iovec iov = {&c, 1};
+    bool works = preadv2(p[0], &iov, 1, -1, RWF_NOWAIT) < 0 && errno == EAGAIN;
+    ::close(p[0]);
+    ::close(p[1]);
+    return works;
+  }();
+  return ok;
+}
+
+uint8_t kind_of(PollDesc *pd, int fd) {
+  uint8_t k = pd->kind.load(std::memory_order_relaxed);
+  if (k)
+    return k;
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return kOther; // the blocking call reports EBADF
+  if (S_ISSOCK(st.st_mode))
+    k = kSocket;
+  else if (S_ISFIFO(st.st_mode) && pipes_nowait())
+    k = kPipe;
+  else
+    k = kOther;
+  pd->kind.store(k, std::memory_order_relaxed);
+  return k;
+}
+
+// O_NONBLOCK, cached (pd locked).
+bool user_nonblocking(PollDesc *pd, int fd) {
+  uint32_t epoch = g_flags_epoch.load();
+  if (!pd->nonblock || pd->flags_epoch != epoch) {
+    int fl = real_fcntl()(fd, F_GETFL);
+    pd->nonblock = fl >= 0 && (fl & O_NONBLOCK) ? 2 : 1;
+    pd->flags_epoch = epoch;
+  }
+  return pd->nonblock == 2;
+}
+
+uint64_t timeval_ns(const timeval &tv) {
+  return uint64_t(tv.tv_sec) * 1000000000u + uint64_t(tv.tv_usec) * 1000u;
+}
+
+// SO_RCVTIMEO and SO_SNDTIMEO, cached (pd locked); 0: none.
+void read_timeouts(PollDesc *pd, int fd) {
+  uint32_t epoch = g_timeo_epoch.load();
+  if (pd->timeo_known && pd->timeo_epoch == epoch)
+    return;
+  timeval tv{};
+  socklen_t len = sizeof tv;
+  pd->rcvtimeo = getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) == 0
+                     ? timeval_ns(tv)
+                     : 0;
+  tv = timeval{};
+  len = sizeof tv;
+  pd->sndtimeo = getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, &len) == 0
+                     ? timeval_ns(tv)
+                     : 0;
+  pd->timeo_known = true;
+  pd->timeo_epoch = epoch;
+}
+
+// ---- results
+// ---------------------------------------------------------------------
+
+// The call returns result (errno as the caller left it).
+int finish(copystack_io_call *c, IoWait *w, int64_t result) {
+  int saved = errno;
+  if (w) {
+    free_wait(w);
+    c->wait = nullptr;
+  }
+  c->result = result;
+  errno = saved;
+  return 1;
+}
+
+int fail(copystack_io_call *c, IoWait *w, int err) {
+  errno = err;
+  return finish(c, w, -1);
+}
+
+// The C library's blocking call, in place.
+int64_t blocking_call(copystack_io_call *c) {
+  int fd = c->fd;
+  void *const *p = c->p;
+  const int64_t *n = c->n;
+  switch (c->kind) {
+  case COPYSTACK_IO_FD_WAIT: {
+    pollfd pfd = {fd, static_cast<short>(n[0]), 0};
+    int timeout = -1;
+    if (n[1]) {
+      uint64_t now = now_ns(), d = static_cast<uint64_t>(n[1]);
+      timeout = d <= now ? 0 : static_cast<int>((d - now + 999999) / 1000000);
+    }
+    int r = poll(&pfd, 1, timeout);
+    return r > 0 ? pfd.revents : r;
+  }
+  case COPYSTACK_IO_READ:
+    return read(fd, p[0], n[0]);
+  case COPYSTACK_IO_WRITE:
+    return write(fd, p[0], n[0]);
+  case COPYSTACK_IO_READV:
+    return readv(fd, static_cast<iovec *>(p[0]), static_cast<int>(n[0]));
+  case COPYSTACK_IO_WRITEV:
+    return writev(fd, static_cast<iovec *>(p[0]), static_cast<int>(n[0]));
+  case COPYSTACK_IO_RECV:
+    return recv(fd, p[0], n[0], static_cast<int>(n[1]));
+  case COPYSTACK_IO_RECVFROM:
+    return recvfrom(fd, p[0], n[0], static_cast<int>(n[1]),
+                    static_cast<sockaddr *>(p[1]),
+                    static_cast<socklen_t *>(p[2]));
+  case COPYSTACK_IO_RECVMSG:
+    return recvmsg(fd, static_cast<msghdr *>(p[0]), static_cast<int>(n[0]));
+  case COPYSTACK_IO_SEND:
+    return send(fd, p[0], n[0], static_cast<int>(n[1]));
+  case COPYSTACK_IO_SENDTO:
+    return sendto(fd, p[0], n[0], static_cast<int>(n[1]),
+                  static_cast<sockaddr *>(p[1]), static_cast<socklen_t>(n[2]));
+  case COPYSTACK_IO_SENDMSG:
+    return sendmsg(fd, static_cast<msghdr *>(p[0]), static_cast<int>(n[0]));
+  case COPYSTACK_IO_ACCEPT4:
+    return accept4(fd, static_cast<sockaddr *>(p[0]),
+                   static_cast<socklen_t *>(p[1]), static_cast<int>(n[0]));
+  case COPYSTACK_IO_CONNECT:
+    return connect(fd, static_cast<sockaddr *>(p[0]),
+                   static_cast<socklen_t>(n[0]));
+  case COPYSTACK_IO_POLL:
+    return poll(static_cast<pollfd *>(p[0]), static_cast<nfds_t>(n[0]),
+                static_cast<int>(n[1]));
+  case COPYSTACK_IO_PPOLL:
+    return ppoll(static_cast<pollfd *>(p[0]), static_cast<nfds_t>(n[0]),
+                 static_cast<timespec *>(p[1]), static_cast<sigset_t *>(p[2]));
+  case COPYSTACK_IO_SELECT:
+    return select(static_cast<int>(n[0]), static_cast<fd_set *>(p[0]),
+                  static_cast<fd_set *>(p[1]), static_cast<fd_set *>(p[2]),
+                  static_cast<timeval *>(p[3]));
+  case COPYSTACK_IO_SLEEP:
+    return sleep(static_cast<unsigned>(n[0]));
+  case COPYSTACK_IO_USLEEP:
+    return usleep(static_cast<useconds_t>(n[0]));
+  case COPYSTACK_IO_NANOSLEEP:
+    return nanosleep(static_cast<timespec *>(p[0]),
+                     static_cast<timespec *>(p[1]));
+  case COPYSTACK_IO_CLOCK_NANOSLEEP:
+    return clock_nanosleep(static_cast<clockid_t>(n[0]), static_cast<int>(n[1]),
+                           static_cast<timespec *>(p[0]),
+                           static_cast<timespec *>(p[1]));
+  }
+  fatal("a blocking call of unknown kind %d", c->kind);
+}
+
+int blocking(copystack_io_call *c, IoWait *w) {
+  if (w) {
+    free_wait(w);
+    c->wait = nullptr;
+  }
+  c->result = blocking_call(c);
+  return 1;
+}
+
+// ---- the calls on one descriptor
+// --------------------------------------------------
+
+bool would_block(int64_t r) {
+  return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+// What sort of call on one descriptor this is.
+struct FdCall {
+  uint32_t dir;     // kRead or kWrite
+  bool socket_only; // recv, send, accept, connect: ENOTSOCK elsewhere
+  int flags_arg;    // n[] index of the MSG_* flags, or -1
+};
+
+FdCall describe(int kind) {
+  switch (kind) {
+  case COPYSTACK_IO_READ:
+  case COPYSTACK_IO_READV:
+    return {kRead, false, -1};
+  case COPYSTACK_IO_WRITE:
+  case COPYSTACK_IO_WRITEV:
+    return {kWrite, false, -1};
+  case COPYSTACK_IO_RECV:
+  case COPYSTACK_IO_RECVFROM:
+    return {kRead, true, 1};
+  case COPYSTACK_IO_RECVMSG:
+    return {kRead, true, 0};
+  case COPYSTACK_IO_SEND:
+  case COPYSTACK_IO_SENDTO:
+    return {kWrite, true, 1};
+  case COPYSTACK_IO_SENDMSG:
+    return {kWrite, true, 0};
+  case COPYSTACK_IO_ACCEPT4:
+    return {kRead, true, -1};
+  case COPYSTACK_IO_CONNECT:
+    return {kWrite, true, -1};
+  default: // COPYSTACK_IO_FD_WAIT: decided by its events
+    return {kRead, false, -1};
+  }
+}
+
+// iov without its first skip bytes, in out (room for cnt entries).
+int trim_iov(const iovec *iov, int cnt, uint64_t skip, iovec *out) {
+  int n = 0;
+  for (int i = 0; i < cnt; ++i) {
+    if (skip >= iov[i].iov_len) {
+      skip -= iov[i].iov_len;
+      continue;
+    }
+    out[n].iov_base = static_cast<char *>(iov[i].iov_base) + skip;
+    out[n].iov_len = iov[i].iov_len - skip;
+    skip = 0;
+    ++n;
+  }
+  return n;
+}
+
+uint64_t iov_bytes(const iovec *iov, int cnt) {
+  uint64_t total = 0;
+  for (int i = 0; i < cnt; ++i)
+    total += iov[i].iov_len;
+  return total;
+}
+
+// Bytes a call moves in full before it returns (writes; reads with
+// MSG_WAITALL), or 0 for calls that return after one transfer.
+uint64_t full_length(const copystack_io_call *c) {
+  switch (c->kind) {
+  case COPYSTACK_IO_WRITE:
+  case COPYSTACK_IO_SEND:
+  case COPYSTACK_IO_SENDTO:
+    return static_cast<uint64_t>(c->n[0]);
+  case COPYSTACK_IO_WRITEV:
+    return iov_bytes(static_cast<iovec *>(c->p[0]), static_cast<int>(c->n[0]));
+  case COPYSTACK_IO_SENDMSG: {
+    auto *m = static_cast<msghdr *>(c->p[0]);
+    return iov_bytes(m->msg_iov, static_cast<int>(m->msg_iovlen));
+  }
+  case COPYSTACK_IO_RECV:
+  case COPYSTACK_IO_RECVFROM:
+    return (c->n[1] & MSG_WAITALL) ? static_cast<uint64_t>(c->n[0]) : 0;
+  case COPYSTACK_IO_RECVMSG: {
+    auto *m = static_cast<msghdr *>(c->p[0]);
+    return (c->n[0] & MSG_WAITALL)
+               ? iov_bytes(m->msg_iov, static_cast<int>(m->msg_iovlen))
+               : 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+// One transfer that does not block, from byte `done` of the call's data.
+int64_t transfer(copystack_io_call *c, uint8_t kind, uint64_t done) {
+  const int fd = c->fd;
+  void *const *p = c->p;
+  const int64_t *n = c->n;
+  const int dw = MSG_DONTWAIT;
+  char *buf = static_cast<char *>(p[0]) + done;
+  const size_t rest = static_cast<size_t>(n[0]) - done;
+  switch (c->kind) {
+  case COPYSTACK_IO_READ:
+  case COPYSTACK_IO_WRITE: {
+    if (kind == kSocket)
+      return c->kind == COPYSTACK_IO_READ ? recv(fd, buf, rest, dw)
+                                          : send(fd, buf, rest, dw);
+    iovec iov = {buf, rest};
+    return c->kind == COPYSTACK_IO_READ ? preadv2(fd, &iov, 1, -1, RWF_NOWAIT)
+                                        : pwritev2(fd, &iov, 1, -1, RWF_NOWAIT);
+  }
+  case COPYSTACK_IO_READV:
+  case COPYSTACK_IO_WRITEV: {
+    auto *iov = static_cast<iovec *>(p[0]);
+    int cnt = static_cast<int>(n[0]);
+    if (cnt < 0 || cnt > IOV_MAX) {
+      errno = EINVAL;
+      return -1;
+    }
+    auto *left = static_cast<iovec *>(alloca(sizeof(iovec) * (cnt + 1)));
+    int nleft = trim_iov(iov, cnt, done, left);
+    if (kind == kSocket) {
+      msghdr m{};
+      m.msg_iov = left;
+      m.msg_iovlen = nleft;
+      return c->kind == COPYSTACK_IO_READV ? recvmsg(fd, &m, dw)
+                                           : sendmsg(fd, &m, dw);
+    }
+    return c->kind == COPYSTACK_IO_READV
+               ? preadv2(fd, left, nleft, -1, RWF_NOWAIT)
+               : pwritev2(fd, left, nleft, -1, RWF_NOWAIT);
+  }
+  case COPYSTACK_IO_RECV:
+    return recv(fd, buf, rest, static_cast<int>(n[1]) | dw);
+  case COPYSTACK_IO_RECVFROM:
+    return recvfrom(fd, buf, rest, static_cast<int>(n[1]) | dw,
+                    static_cast<sockaddr *>(p[1]),
+                    static_cast<socklen_t *>(p[2]));
+  case COPYSTACK_IO_SEND:
+    return send(fd, buf, rest, static_cast<int>(n[1]) | dw);
+  case COPYSTACK_IO_SENDTO:
+    return sendto(fd, buf, rest, static_cast<int>(n[1]) | dw,
+                  static_cast<sockaddr *>(p[1]), static_cast<socklen_t>(n[2]));
+  case COPYSTACK_IO_RECVMSG:
+  case COPYSTACK_IO_SENDMSG: {
+    auto *m = static_cast<msghdr *>(p[0]);
+    if (!done)
+      return c->kind == COPYSTACK_IO_RECVMSG
+                 ? recvmsg(fd, m, static_cast<int>(n[0]) | dw)
+                 : sendmsg(fd, m, static_cast<int>(n[0]) | dw);
+    // The rest of a message sent (or received with MSG_WAITALL) in parts;
+    // its ancillary data went with the first.
+    int cnt = static_cast<int>(m->msg_iovlen);
+    auto *left = static_cast<iovec *>(alloca(sizeof(iovec) * (cnt + 1)));
+    msghdr rest_m = *m;
+    rest_m.msg_iov = left;
+    rest_m.msg_iovlen = trim_iov(m->msg_iov, cnt, done, left);
+    rest_m.msg_control = nullptr;
+    rest_m.msg_controllen = 0;
+    int64_t r = c->kind == COPYSTACK_IO_RECVMSG
+                    ? recvmsg(fd, &rest_m, static_cast<int>(n[0]) | dw)
+                    : sendmsg(fd, &rest_m, static_cast<int>(n[0]) | dw);
+    m->msg_flags = rest_m.msg_flags;
+    return r;
+  }
+  }
+  fatal("transfer: a call of kind %d moves no data", c->kind);
+}
+
+// As many transfers as the call makes before it returns: one, or until
+// full_length bytes (done counts them). Returns the call's result, or -1
+// with EAGAIN when it must wait first.
+int64_t transfers(copystack_io_call *c, uint8_t kind, uint64_t full,
+                  uint64_t &done) {
+  for (;;) {
+    int64_t r = transfer(c, kind, done);
+    if (r < 0)
+      return done && !would_block(r) ? static_cast<int64_t>(done) : r;
+    if (!full)
+      return r;
+    done += static_cast<uint64_t>(r);
+    if (done >= full || r == 0)
+      return static_cast<int64_t>(done); // r == 0: end of stream
+  }
+}
+
+// accept: poll, then accept, one task at a time per socket.
+int64_t try_accept(copystack_io_call *c, PollDesc *pd) {
+  {
+    std::lock_guard<SpinLock> l(pd->lock);
+    if (pd->accepting) {
+      errno = EAGAIN; // the task in there lets the waiters look again
+      return -1;
+    }
+    pd->accepting = true;
+  }
+  pollfd pfd = {c->fd, POLLIN, 0};
+  int64_t r = -1;
+  int err = EAGAIN;
+  if (poll(&pfd, 1, 0) > 0) {
+    r = accept4(c->fd, static_cast<sockaddr *>(c->p[0]),
+                static_cast<socklen_t *>(c->p[1]), static_cast<int>(c->n[0]));
+    err = errno;
+  }
+  {
+    std::lock_guard<SpinLock> l(pd->lock);
+    pd->accepting = false;
+  }
+  if (r >= 0)
+    pass_on(pd);
+  errno = err;
+  return r;
+}
+
+// connect: started (done == 0) with O_NONBLOCK for the system call only;
+// then (done == 1) finished once the socket is writable.
+int64_t try_connect(copystack_io_call *c, uint64_t &done) {
+  const int fd = c->fd;
+  if (done) {
+    pollfd pfd = {fd, POLLOUT, 0};
+    if (poll(&pfd, 1, 0) <= 0) {
+      errno = EAGAIN;
+      return -1;
+    }
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+      return -1;
+    if (err) {
+      errno = err;
+      return -1;
+    }
+    return 0;
+  }
+  int fl = real_fcntl()(fd, F_GETFL);
+  if (fl < 0)
+    return -1;
+  real_fcntl()(fd, F_SETFL, fl | O_NONBLOCK);
+  int r = connect(fd, static_cast<sockaddr *>(c->p[0]),
+                  static_cast<socklen_t>(c->n[0]));
+  int err = errno;
+  real_fcntl()(fd, F_SETFL, fl);
+  if (r == 0)
+    return 0;
+  if (err == EINPROGRESS) {
+    done = 1;
+    errno = EAGAIN;
+    return -1;
+  }
+  if (err == EAGAIN) {
+    // A Unix-domain listener's backlog is full: nothing says when it has
+    // room. The blocking connect waits for it.
+    return connect(fd, static_cast<sockaddr *>(c->p[0]),
+                   static_cast<socklen_t>(c->n[0]));
+  }
+  errno = err;
+  return -1;
+}
+
+// copystack_fd_wait's attempt: the poll(2) revents, or EAGAIN.
+int64_t try_fd_wait(copystack_io_call *c) {
+  pollfd pfd = {c->fd, static_cast<short>(c->n[0]), 0};
+  int r = poll(&pfd, 1, 0);
+  if (r > 0)
+    return pfd.revents;
+  if (r == 0)
+    errno = EAGAIN;
+  return -1;
+}
+
+// A wait on one descriptor that timed out: EAGAIN for a socket timeout,
+// ETIMEDOUT for a deadline (copystack_fd_set_deadline), EINPROGRESS for a
+// connect, 0 for copystack_fd_wait; what was written, if anything.
+int timed_out(copystack_io_call *c, IoWait *w, PollDesc *pd, uint32_t dir) {
+  uint64_t d = pd->deadline[dir == kRead ? 0 : 1].load();
+  bool deadline = d && now_ns() >= d;
+  if (w->done && c->kind != COPYSTACK_IO_CONNECT)
+    return finish(c, w, static_cast<int64_t>(w->done));
+  if (deadline)
+    return fail(c, w, ETIMEDOUT);
+  if (c->kind == COPYSTACK_IO_FD_WAIT)
+    return finish(c, w, 0);
+  return fail(c, w, c->kind == COPYSTACK_IO_CONNECT ? EINPROGRESS : EAGAIN);
+}
+
+int fd_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  const int fd = c->fd;
+  PollDesc *pd = poll_desc(fd);
+  if (!pd)
+    return blocking(c, w);
+  FdCall what = describe(c->kind);
+  uint32_t dirs = what.dir;
+  uint8_t kind = kOther;
+  if (c->kind == COPYSTACK_IO_FD_WAIT) {
+    short ev = static_cast<short>(c->n[0]);
+    dirs = ((ev & (POLLIN | POLLPRI | POLLRDHUP)) ? kRead : 0) |
+           ((ev & POLLOUT) ? kWrite : 0);
+    if (!dirs)
+      dirs = kRead | kWrite;
+    what.dir = (dirs & kRead) ? kRead : kWrite;
+  } else {
+    kind = kind_of(pd, fd);
+    if (kind == kOther || (what.socket_only && kind != kSocket))
+      return blocking(c, w);
+  }
+  const uint64_t full = full_length(c);
+  uint64_t done = w ? w->done : 0;
+  switch (end) {
+  case kClosed:
+    if (done && c->kind != COPYSTACK_IO_CONNECT)
+      return finish(c, w, static_cast<int64_t>(done));
+    return fail(c, w, EBADF);
+  case kTimedOut:
+    return timed_out(c, w, pd, what.dir);
+  case kInterrupted:
+    if (done && c->kind != COPYSTACK_IO_CONNECT)
+      return finish(c, w, static_cast<int64_t>(done));
+    return fail(c, w, EINTR);
+  default:
+    break; // first attempt, or kReady: try (again)
+  }
+
+  uint64_t d = pd->deadline[what.dir == kRead ? 0 : 1].load();
+  if (d && now_ns() >= d) {
+    if (done && c->kind != COPYSTACK_IO_CONNECT)
+      return finish(c, w, static_cast<int64_t>(done));
+    return fail(c, w, ETIMEDOUT);
+  }
+  WaitRec snap;
+  snapshot(&snap, pd, dirs);
+  const SignalCounts signals = signal_counts();
+  int64_t r;
+  switch (c->kind) {
+  case COPYSTACK_IO_ACCEPT4:
+    r = try_accept(c, pd);
+    break;
+  case COPYSTACK_IO_CONNECT:
+    r = try_connect(c, done);
+    break;
+  case COPYSTACK_IO_FD_WAIT:
+    r = try_fd_wait(c);
+    break;
+  default:
+    r = transfers(c, kind, full, done);
+    if (r < 0 &&
+        (errno == ENOTSOCK || errno == EOPNOTSUPP || errno == ESPIPE)) {
+      // Not the kind of descriptor it was when the runtime looked (it was
+      // closed behind the runtime's back and its number reused).
+      pd->kind.store(kUnknown);
+      if (!done)
+        return blocking(c, w);
+    }
+    break;
+  }
+  if (!would_block(r))
+    return finish(c, w, r);
+
+  // It would block. Unless the program asked for that answer, wait.
+  const int flags =
+      what.flags_arg >= 0 ? static_cast<int>(c->n[what.flags_arg]) : 0;
+  uint64_t timeo = 0;
+  Interrupt interrupt =
+      c->kind == COPYSTACK_IO_FD_WAIT ? kNever : kUnlessRestart;
+  enum { kWait, kNonBlocking, kRefused } verdict = kWait;
+  {
+    std::lock_guard<SpinLock> l(pd->lock);
+    if ((flags & MSG_DONTWAIT) ||
+        (c->kind != COPYSTACK_IO_FD_WAIT && c->kind != COPYSTACK_IO_CONNECT &&
+         user_nonblocking(pd, fd)))
+      verdict = kNonBlocking;
+    else if (!watch_fd(pd, fd))
+      verdict = kRefused; // epoll takes whatever poll(2) can wait for
+    else if (kind == kSocket) {
+      read_timeouts(pd, fd);
+      timeo = what.dir == kRead ? pd->rcvtimeo : pd->sndtimeo;
+      if (timeo)
+        interrupt = kAlways;
+    }
+  }
+  if (verdict != kWait) {
+    if (done && c->kind != COPYSTACK_IO_CONNECT)
+      return finish(c, w, static_cast<int64_t>(done));
+    if (verdict == kRefused)
+      return blocking(c, w);
+    return fail(c, w, EAGAIN);
+  }
+  uint64_t now = now_ns();
+  if (!w) {
+    w = new_wait(1);
+    w->started = now;
+    c->wait = w;
+  }
+  w->done = done;
+  WaitRec *rec = &w->recs[0];
+  IoWait *self = rec->wait;
+  *rec = snap;
+  rec->wait = self;
+  if (c->kind == COPYSTACK_IO_FD_WAIT)
+    w->call_deadline = static_cast<uint64_t>(c->n[1]);
+  else
+    w->call_deadline = timeo ? w->started + timeo : 0;
+  w->fd_deadline_dir = static_cast<uint8_t>(what.dir);
+  w->interrupt = interrupt;
+  w->signals = signals;
+  return COPYSTACK_MUST_PARK;
+}
+
+// ---- poll, ppoll, select
+// --------------------------------------------------------
+
+// The descriptors a poll-like call watches, and for each the directions.
+struct Watch {
+  int fd;
+  uint32_t dirs;
+};
+
+uint32_t poll_dirs(short events) {
+  uint32_t d =
+      ((events & (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP))
+           ? kRead
+           : 0) |
+      ((events & (POLLOUT | POLLWRNORM | POLLWRBAND)) ? kWrite : 0);
+  return d ? d : kRead | kWrite; // POLLERR and POLLHUP only: any edge
+}
+
+size_t set_bytes(int nfds) { return (static_cast<size_t>(nfds) + 63) / 64 * 8; }
+
+// select's attempt: on copies of the sets, so that the program's stay as
+// they are until the call returns. Returns the count (the program's sets
+// updated when it is not 0, or when final), or -1.
+int64_t try_select(copystack_io_call *c, bool final) {
+  int nfds = static_cast<int>(c->n[0]);
+  if (nfds < 0 || nfds > (1 << 20)) {
+    errno = EINVAL;
+    return -1;
+  }
+  size_t bytes = set_bytes(nfds);
+  fd_set *copies[3];
+  for (int i = 0; i < 3; ++i) {
+    copies[i] = nullptr;
+    if (c->p[i]) {
+      copies[i] = static_cast<fd_set *>(alloca(bytes ? bytes : 8));
+      memcpy(copies[i], c->p[i], bytes);
+    }
+  }
+  timeval zero = {0, 0};
+  int r = select(nfds, copies[0], copies[1], copies[2], &zero);
+  if (r > 0 || (r == 0 && final))
+    for (int i = 0; i < 3; ++i)
+      if (copies[i])
+        memcpy(c->p[i], copies[i], bytes);
+  return r;
+}
+
+int64_t try_poll(copystack_io_call *c) {
+  return poll(static_cast<pollfd *>(c->p[0]), static_cast<nfds_t>(c->n[0]), 0);
+}
+
+// The deadline of a poll-like call (0: none); false when the timeout is
+// invalid (the blocking call reports it).
+bool poll_deadline(const copystack_io_call *c, uint64_t now, uint64_t &out) {
+  out = 0;
+  if (c->kind == COPYSTACK_IO_POLL) {
+    if (c->n[1] >= 0)
+      out = now + static_cast<uint64_t>(c->n[1]) * 1000000u;
+    return true;
+  }
+  if (c->kind == COPYSTACK_IO_PPOLL) {
+    auto *ts = static_cast<const timespec *>(c->p[1]);
+    if (!ts)
+      return true;
+    if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+      return false;
+    out = now + uint64_t(ts->tv_sec) * 1000000000u + uint64_t(ts->tv_nsec);
+    return true;
+  }
+  auto *tv = static_cast<const timeval *>(c->p[3]);
+  if (!tv)
+    return true;
+  if (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)
+    return false;
+  out = now + timeval_ns(*tv);
+  return true;
+}
+
+// select reports the time left in its timeout, as Linux does.
+void select_time_left(copystack_io_call *c, uint64_t deadline) {
+  auto *tv = static_cast<timeval *>(c->p[3]);
+  if (c->kind != COPYSTACK_IO_SELECT || !tv || !deadline)
+    return;
+  uint64_t now = now_ns(), left = deadline > now ? deadline - now : 0;
+  tv->tv_sec = static_cast<time_t>(left / 1000000000u);
+  tv->tv_usec = static_cast<suseconds_t>(left % 1000000000u / 1000u);
+}
+
+int multi_finish(copystack_io_call *c, IoWait *w, int64_t r,
+                 uint64_t deadline) {
+  int saved = errno;
+  select_time_left(c, deadline);
+  errno = saved;
+  return finish(c, w, r);
+}
+
+// The descriptors to watch, into out (room for the call's count).
+int watches(const copystack_io_call *c, Watch *out) {
+  int n = 0;
+  if (c->kind == COPYSTACK_IO_SELECT) {
+    int nfds = static_cast<int>(c->n[0]);
+    auto *sets = reinterpret_cast<fd_set *const *>(c->p);
+    for (int fd = 0; fd < nfds; ++fd) {
+      uint32_t dirs = 0;
+      if (sets[0] && FD_ISSET(fd, sets[0]))
+        dirs |= kRead;
+      if (sets[1] && FD_ISSET(fd, sets[1]))
+        dirs |= kWrite;
+      if (sets[2] && FD_ISSET(fd, sets[2]))
+        dirs |= kRead;
+      if (dirs)
+        out[n++] = {fd, dirs};
+    }
+    return n;
+  }
+  auto *fds = static_cast<const pollfd *>(c->p[0]);
+  for (nfds_t i = 0; i < static_cast<nfds_t>(c->n[0]); ++i)
+    if (fds[i].fd >= 0)
+      out[n++] = {fds[i].fd, poll_dirs(fds[i].events)};
+  return n;
+}
+
+int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end);
+
+int multi_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  const bool select_call = c->kind == COPYSTACK_IO_SELECT;
+  if (c->kind == COPYSTACK_IO_PPOLL && c->p[2])
+    return blocking(c, w); // a signal mask for the wait: a thread's own
+  auto attempt = [&](bool final) {
+    return select_call ? try_select(c, final) : try_poll(c);
+  };
+  uint64_t deadline = w ? w->call_deadline : 0;
+  switch (end) {
+  case kTimedOut:
+    return multi_finish(c, w, attempt(true), deadline);
+  case kInterrupted:
+    errno = EINTR;
+    return multi_finish(c, w, -1, deadline);
+  default:
+    break; // first attempt, kReady, kClosed (poll reports POLLNVAL)
+  }
+  const SignalCounts signals = signal_counts();
+  if (!w) {
+    int64_t r = attempt(false);
+    if (r != 0)
+      return finish(c, w, r);
+    uint64_t now = now_ns();
+    if (!poll_deadline(c, now, deadline))
+      return blocking(c, w);
+    if (deadline && deadline <= now) // a zero timeout
+      return finish(c, w, attempt(true));
+    int64_t count = c->n[0]; // select's nfds, poll's nfds
+    if (count < 0 || count > (1 << 20))
+      return blocking(c, w);
+    auto *list = static_cast<Watch *>(
+        alloca(sizeof(Watch) * (static_cast<size_t>(count) + 1)));
+    int nw = watches(c, list);
+    w = new_wait(nw);
+    w->started = now;
+    w->call_deadline = deadline;
+    w->interrupt = kAlways;
+    c->wait = w;
+    for (int i = 0; i < nw; ++i) {
+      PollDesc *pd = poll_desc(list[i].fd);
+      bool ok = pd != nullptr;
+      if (ok) {
+        std::lock_guard<SpinLock> l(pd->lock);
+        ok = watch_fd(pd, list[i].fd);
+      }
+      if (!ok)
+        return blocking(c, w); // a descriptor epoll refuses
+      w->recs[i].pd = pd;
+      w->recs[i].dirs = list[i].dirs;
+    }
+  }
+  // Snapshots, then the attempt they cover.
+  for (int i = 0; i < w->nrecs; ++i)
+    snapshot(&w->recs[i], w->recs[i].pd, w->recs[i].dirs);
+  w->signals = signals;
+  int64_t r = attempt(false);
+  if (r != 0)
+    return multi_finish(c, w, r, deadline);
+  if (deadline && now_ns() >= deadline)
+    return multi_finish(c, w, attempt(true), deadline);
+  return COPYSTACK_MUST_PARK;
+}
+
+// ---- sleeps
+// ------------------------------------------------------------------------
+
+// The monotonic deadline of a sleep; false when its arguments are invalid
+// (err: what the call reports) or its clock is not one the runtime can
+// follow (err 0: the blocking call).
+bool sleep_deadline(const copystack_io_call *c, uint64_t now, uint64_t &out,
+                    int &err) {
+  err = 0;
+  switch (c->kind) {
+  case COPYSTACK_IO_SLEEP:
+    out = now + static_cast<uint64_t>(c->n[0]) * 1000000000u;
+    return true;
+  case COPYSTACK_IO_USLEEP:
+    out = now + static_cast<uint64_t>(c->n[0]) * 1000u;
+    return true;
+  default:
+    break;
+  }
+  auto *ts = static_cast<const timespec *>(c->p[0]);
+  if (!ts || ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000) {
+    err = ts ? EINVAL : EFAULT;
+    return false;
+  }
+  uint64_t ns = uint64_t(ts->tv_sec) * 1000000000u + uint64_t(ts->tv_nsec);
+  if (c->kind == COPYSTACK_IO_NANOSLEEP) {
+    out = now + ns;
+    return true;
+  }
+  clockid_t clock = static_cast<clockid_t>(c->n[0]);
+  if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC &&
+      clock != CLOCK_BOOTTIME && clock != CLOCK_TAI)
+    return false;
+  if (!(c->n[1] & TIMER_ABSTIME)) {
+    out = now + ns;
+    return true;
+  }
+  // An absolute time on that clock, taken as a distance from now: a clock
+  // set meanwhile does not move the wake-up (a thread's sleep would).
+  timespec cur;
+  clock_gettime(clock, &cur);
+  uint64_t at = uint64_t(cur.tv_sec) * 1000000000u + uint64_t(cur.tv_nsec);
+  out = ns > at ? now + (ns - at) : now;
+  return true;
+}
+
+int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  const bool clock_call = c->kind == COPYSTACK_IO_CLOCK_NANOSLEEP;
+  uint64_t now = now_ns();
+  if (!w) {
+    uint64_t deadline;
+    int err;
+    if (!sleep_deadline(c, now, deadline, err)) {
+      if (!err)
+        return blocking(c, w);
+      if (clock_call)
+        return finish(c, w, err);
+      return fail(c, w, err);
+    }
+    if (deadline <= now)
+      return finish(c, w, 0);
+    w = new_wait(0);
+    w->started = now;
+    w->call_deadline = deadline;
+    w->interrupt = kAlways;
+    w->signals = signal_counts();
+    c->wait = w;
+    return COPYSTACK_MUST_PARK;
+  }
+  uint64_t deadline = w->call_deadline;
+  if (end == kInterrupted && now < deadline) {
+    uint64_t left = deadline - now;
+    if (c->kind == COPYSTACK_IO_SLEEP)
+      return finish(c, w, static_cast<int64_t>(left / 1000000000u));
+    if (c->kind != COPYSTACK_IO_USLEEP && c->p[1] &&
+        !(clock_call && (c->n[1] & TIMER_ABSTIME))) {
+      auto *rem = static_cast<timespec *>(c->p[1]);
+      rem->tv_sec = static_cast<time_t>(left / 1000000000u);
+      rem->tv_nsec = static_cast<long>(left % 1000000000u);
+    }
+    if (clock_call)
+      return finish(c, w, EINTR);
+    return fail(c, w, EINTR);
+  }
+  if (now < deadline) {
+    w->signals = signal_counts(); // woken early for no reason: again
+    return COPYSTACK_MUST_PARK;
+  }
+  return finish(c, w, 0);
+}
+
+} // namespace
+
+} // namespace copystack_rt
+
+using namespace copystack_rt;
+
+// Can the wrapper that made call c park? Only from the task's own stack,
+// where c lives then: not from instrumented code running on a thread's
+// stack (a callback from foreign code, a signal handler on the alternate
+// stack), where the call blocks as it always did.
+static bool can_park(const copystack_io_call *c) {
+  const Thread &th = __copystack_thread;
+  const auto at = reinterpret_cast<uintptr_t>(c);
+  return th.task && !th.task->runner && at >= th.task_lo && at < th.task_hi &&
+         config().netpoll;
+}
+
+extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
+  auto *w = static_cast<IoWait *>(c->wait);
+  WaitEnd end = w ? finish_wait(w) : kNotWaiting;
+  if (!w && !can_park(c))
+    return blocking(c, nullptr);
+  switch (c->kind) {
+  case COPYSTACK_IO_POLL:
+  case COPYSTACK_IO_PPOLL:
+  case COPYSTACK_IO_SELECT:
+    return multi_call(c, w, end);
+  case COPYSTACK_IO_SLEEP:
+  case COPYSTACK_IO_USLEEP:
+  case COPYSTACK_IO_NANOSLEEP:
+  case COPYSTACK_IO_CLOCK_NANOSLEEP:
+    return sleep_call(c, w, end);
+  default:
+    return fd_call(c, w, end);
+  }
+}
+
+// ---- interposers
+// ---------------------------------------------------------------------
+// Descriptors closed or changed through these reach the poller, whoever
+// closes them: the program, or a library it calls (the drivers export these
+// symbols from executables, as pthread_create). Not under a sanitizer,
+// which interposes several of them itself.
+#ifndef COPYSTACK_NO_INTERPOSERS
+extern "C" {
+
+#define NEXT(type, name) static const auto next = next_definition<type>(name)
+
+__attribute__((visibility("default"))) int close(int fd) {
+  NEXT(int (*)(int), "close");
+  forget_fd(fd);
+  return next(fd);
+}
+
+__attribute__((visibility("default"))) int dup2(int old, int fd) noexcept {
+  NEXT(int (*)(int, int), "dup2");
+  if (old != fd && real_fcntl()(old, F_GETFD) >= 0)
+    forget_fd(fd);
+  return next(old, fd);
+}
+
+__attribute__((visibility("default"))) int dup3(int old, int fd,
+                                                int flags) noexcept {
+  NEXT(int (*)(int, int, int), "dup3");
+  if (old != fd && real_fcntl()(old, F_GETFD) >= 0)
+    forget_fd(fd);
+  return next(old, fd, flags);
+}
+
+__attribute__((visibility("default"))) int fclose(FILE *f) {
+  NEXT(int (*)(FILE *), "fclose");
+  int fd = f ? fileno(f) : -1;
+  if (fd >= 0)
+    forget_fd(fd);
+  return next(f);
+}
+
+__attribute__((visibility("default"))) int pclose(FILE *f) {
+  NEXT(int (*)(FILE *), "pclose");
+  int fd = f ? fileno(f) : -1;
+  if (fd >= 0)
+    forget_fd(fd);
+  return next(f);
+}
+
+__attribute__((visibility("default"))) int close_range(unsigned lo, unsigned hi,
+                                                       int flags) noexcept {
+  NEXT(int (*)(unsigned, unsigned, int), "close_range");
+  if (!(flags & CLOSE_RANGE_CLOEXEC) && lo <= hi)
+    forget_fds(lo, hi);
+  return next(lo, hi, flags);
+}
+
+__attribute__((visibility("default"))) void closefrom(int lo) noexcept {
+  NEXT(void (*)(int), "closefrom");
+  if (lo >= 0)
+    forget_fds(static_cast<unsigned>(lo), UINT_MAX);
+  next(lo);
+}
+
+__attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  int r = real_fcntl()(fd, cmd, arg);
+  if (cmd == F_SETFL)
+    g_flags_epoch.fetch_add(1);
+  return r;
+}
+
+__attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  int r = real_fcntl()(fd, cmd, arg);
+  if (cmd == F_SETFL)
+    g_flags_epoch.fetch_add(1);
+  return r;
+}
+
+__attribute__((visibility("default"))) int ioctl(int fd, unsigned long req,
+                                                 ...) noexcept {
+  NEXT(int (*)(int, unsigned long, ...), "ioctl");
+  va_list ap;
+  va_start(ap, req);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  int r = next(fd, req, arg);
+  if (req == FIONBIO)
+    g_flags_epoch.fetch_add(1);
+  return r;
+}
+
+__attribute__((visibility("default"))) int setsockopt(int fd, int level,
+                                                      int name,
+                                                      const void *value,
+                                                      socklen_t len) noexcept {
+  NEXT(int (*)(int, int, int, const void *, socklen_t), "setsockopt");
+  int r = next(fd, level, name, value, len);
+  if (level == SOL_SOCKET &&
+      (name == SO_RCVTIMEO_OLD || name == SO_SNDTIMEO_OLD ||
+       name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW))
+    g_timeo_epoch.fetch_add(1);
+  return r;
+}
+
+} // extern "C"
+#endif

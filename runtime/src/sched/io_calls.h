@@ -1,0 +1,41 @@
+/*
+ * io_calls.h: the blocking C library calls a task makes through the runtime,
+ * shared by the instrumented wrappers (io_calls.c, compiled with the plugin)
+ * and the runtime half that carries them out (io.cc). C and C++.
+ *
+ * Each wrapper puts its arguments in a copystack_io_call (copystack.h) as
+ * the table below says, and runs it with __copystack_io_run: p[] are the
+ * pointer arguments, n[] the integer ones, in the order of the call's
+ * parameters. COPYSTACK_IO_FD_WAIT (copystack.h) is 1; these follow it.
+ */
+#ifndef COPYSTACK_SCHED_IO_CALLS_H
+#define COPYSTACK_SCHED_IO_CALLS_H
+
+enum copystack_io_kind {
+  /*                         fd  p[]                       n[]           */
+  COPYSTACK_IO_READ = 2,  /* fd  buf                       len           */
+  COPYSTACK_IO_WRITE,     /* fd  buf                       len           */
+  COPYSTACK_IO_READV,     /* fd  iov                       iovcnt        */
+  COPYSTACK_IO_WRITEV,    /* fd  iov                       iovcnt        */
+  COPYSTACK_IO_RECV,      /* fd  buf                       len flags     */
+  COPYSTACK_IO_RECVFROM,  /* fd  buf addr addrlen          len flags     */
+  COPYSTACK_IO_RECVMSG,   /* fd  msg                       flags         */
+  COPYSTACK_IO_SEND,      /* fd  buf                       len flags     */
+  COPYSTACK_IO_SENDTO,    /* fd  buf addr                  len flags
+                                                           addrlen       */
+  COPYSTACK_IO_SENDMSG,   /* fd  msg                       flags         */
+  COPYSTACK_IO_ACCEPT4,   /* fd  addr addrlen              flags         */
+  COPYSTACK_IO_CONNECT,   /* fd  addr                      addrlen       */
+  COPYSTACK_IO_POLL,      /* -   fds                       nfds timeout  */
+  COPYSTACK_IO_PPOLL,     /* -   fds timespec sigmask      nfds          */
+  COPYSTACK_IO_SELECT,    /* -   readfds writefds
+                                 exceptfds timeval         nfds          */
+  COPYSTACK_IO_SLEEP,     /* -                             seconds       */
+  COPYSTACK_IO_USLEEP,    /* -                             microseconds  */
+  COPYSTACK_IO_NANOSLEEP, /* -   request remain                          */
+  COPYSTACK_IO_CLOCK_NANOSLEEP,
+                          /* -   request remain            clock flags   */
+  COPYSTACK_IO_KINDS
+};
+
+#endif

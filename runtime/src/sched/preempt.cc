@@ -1,0 +1,102 @@
+// preempt.cc: preemption (preempt.h).
+#include "sched/preempt.h"
+#include "platform/config.h"
+#include "platform/split_stack_notes.h"
+#include "sched/scheduler.h"
+
+#include "copystack/abi.h"
+
+namespace copystack_rt {
+
+namespace {
+
+// Go's forcePreemptNS: a task runs at most this long while others wait.
+constexpr uint64_t kTimeSliceNs = 10 * 1000 * 1000;
+constexpr int kSlots = 1024; // scheduler.cc's kMaxWorkers
+
+// What the monitor last saw of each worker slot (monitor thread only).
+struct Watch {
+  Thread *th = nullptr;
+  uint64_t run_seq = 0;
+  uint64_t since = 0;
+};
+Watch g_watch[kSlots];
+
+// This thread's preempted tasks, linked through Task::next.
+struct Preempted {
+  Task *head, *tail;
+};
+__thread Preempted t_preempted;
+
+// Where a thread's split-stack limit is, from its Thread: both are in the
+// static TLS block, at a fixed distance from the thread pointer (the TCB,
+// whose COPYSTACK_TCB_LIMIT word the prologues compare against).
+uintptr_t *limit_slot(Thread *th) {
+  static const uintptr_t tls_offset =
+      reinterpret_cast<uintptr_t>(&__copystack_thread) -
+      reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+  return reinterpret_cast<uintptr_t *>(reinterpret_cast<uintptr_t>(th) -
+                                       tls_offset + COPYSTACK_TCB_LIMIT);
+}
+
+} // namespace
+
+void preempt_watch(int slot, Thread *th, uint64_t now) {
+  if (!config().preempt || slot < 0 || slot >= kSlots)
+    return;
+  Watch &w = g_watch[slot];
+  uint64_t seq = __atomic_load_n(&th->run_seq, __ATOMIC_RELAXED);
+  if (w.th != th || w.run_seq != seq) {
+    w.th = th;
+    w.run_seq = seq;
+    w.since = now;
+    return;
+  }
+  if (now - w.since < kTimeSliceNs)
+    return;
+  w.since = now; // asked again a slice later if it did not stop
+  __atomic_store_n(&th->preempt_seq, seq, __ATOMIC_RELAXED);
+  uintptr_t *limit = limit_slot(th);
+  uintptr_t v = __atomic_load_n(limit, __ATOMIC_RELAXED);
+  if (v == 0 || v == COPYSTACK_PREEMPT_LIMIT)
+    return; // in a foreign call or the runtime, or asked already
+  __atomic_compare_exchange_n(limit, &v, uintptr_t(COPYSTACK_PREEMPT_LIMIT),
+                              false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+Task *preempted_take() {
+  Preempted &p = t_preempted;
+  Task *t = p.head;
+  if (t) {
+    p.head = t->next;
+    if (!p.head)
+      p.tail = nullptr;
+    t->next = nullptr;
+  }
+  return t;
+}
+
+} // namespace copystack_rt
+
+using namespace copystack_rt;
+
+extern "C" {
+
+// Runs on the worker's stack once a preempted task has parked
+// (__copystack_preempt, switch.S).
+void __copystack_preempt_then(void *) {
+  Task *t = parking_task();
+  if (t->runner) { // bound to its thread anyway: the usual hand-back
+    ready(t);
+    return;
+  }
+  Preempted &p = t_preempted;
+  t->next = nullptr;
+  if (p.tail)
+    p.tail->next = t;
+  else
+    p.head = t;
+  p.tail = t;
+}
+
+} // extern "C"

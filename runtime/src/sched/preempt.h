@@ -1,0 +1,45 @@
+// preempt.h: preemption (Go's sysmon retake, and its stackPreempt).
+//
+// The monitor watches every worker: one that has run the same task for a
+// time slice (10 ms, Go's forcePreemptNS) while the task runs its own code
+// gets COPYSTACK_PREEMPT_LIMIT (abi.h) in its thread's split-stack limit,
+// written by the monitor with a compare-and-swap against the value there
+// (0 while the thread is in a foreign call or the runtime: left alone; the
+// request is also noted in Thread::preempt_seq, which the next growth
+// honours, for a task that spends its time there). The task's next
+// prologue check fails and __morestack, seeing that value, calls
+// __copystack_preempt before it returns into the function; a loop
+// whose iterations run no prologue check polls the limit at its back edge
+// (passes/LoopPolls.cpp) and calls __copystack_preempt itself. The stub
+// (switch.S) parks the task, keeping its errno, and the worker puts it on
+// this thread's list of preempted tasks, which it runs after its local run
+// queue and before the global one (preempted_take).
+//
+// A preempted task resumes on the thread it stopped on, and its stack does
+// not move until it does (core/shrink.cc looks for the stub's return
+// address, __copystack_preempt_resume, in its switch frame): neither
+// place it stops at is a safepoint. A loop poll has no frame map entry, and
+// the values live across it may point into the stack; a prologue has no
+// frame yet. And the code around either may hold the thread's identity (a
+// thread_local's address, errno's location) in registers: the compiler
+// placed no call there that could move the task to another thread.
+#ifndef COPYSTACK_PREEMPT_H
+#define COPYSTACK_PREEMPT_H
+
+#include "platform/thread.h"
+#include "sched/task.h"
+
+#include <cstdint>
+
+namespace copystack_rt {
+
+// The monitor's look at the worker in slot `slot`, whose thread is th.
+void preempt_watch(int slot, Thread *th, uint64_t now);
+
+// The next task preempted on the calling thread (first in, first out), or
+// null.
+Task *preempted_take();
+
+} // namespace copystack_rt
+
+#endif
