@@ -122,11 +122,13 @@ struct ArenaHalf {
   uintptr_t lo = 0, hi = 0, next = 0;
   uint64_t wraps = 0;
   std::map<uintptr_t, uintptr_t> live; // lo -> end (page-rounded), by address
-  std::mutex lock;
+  // Quiet: unrelated tasks' stacks come and go under it
+  // (platform/sanitizers.h).
+  san::QuietMutex lock;
 
   // [base - below, base + bytes) free, base returned; below: a guard page.
   uintptr_t take(size_t bytes, size_t below) {
-    std::lock_guard<std::mutex> g(lock);
+    std::lock_guard<san::QuietMutex> g(lock);
     size_t need = below + bytes;
     uintptr_t at = next;
     bool wrapped = false;
@@ -161,7 +163,7 @@ struct ArenaHalf {
   }
 
   void give_back(uintptr_t base) {
-    std::lock_guard<std::mutex> g(lock);
+    std::lock_guard<san::QuietMutex> g(lock);
     live.erase(base);
   }
 };
@@ -295,11 +297,16 @@ void release_verify(Stack s) {
 // Under ASan or TSan, whose checks run in place on task stacks
 // (platform/sanitizers.h), every stack has the sanitizers' headroom below
 // it: lo - below is the lowest byte of its memory, and below that an
-// inaccessible page (verify mode's arena has its own). Each stack is a
+// inaccessible page (verify mode's arena has its own). Under LeakSanitizer
+// alone there is no headroom (below is 0), but stacks are mapped one by one
+// too, so that each is a root region while it is in use. Each stack is a
 // mapping of its own, handed back to the OS when released, so that the
 // sanitizers see its memory come and go (TSan forgets what other tasks did
 // there); LeakSanitizer scans it for pointers while it is in use.
 Stack allocate_with_headroom(size_t size, size_t below) {
+  // The runtime's own bookkeeping (verify mode's arena: a std::map under a
+  // quiet lock), which TSan must not take for the task's accesses.
+  san::UnseenScope unseen;
   Stack raw;
   if (config().verify) {
     raw = allocate_verify(size + below);
@@ -314,6 +321,7 @@ Stack allocate_with_headroom(size_t size, size_t below) {
 }
 
 void release_with_headroom(Stack s, size_t below) {
+  san::UnseenScope unseen;
   Stack raw{s.lo - below, s.hi};
   san::stack_unmapped(raw.lo, raw.hi);
   if (config().verify) {
@@ -369,8 +377,8 @@ Stack allocate_stack(size_t size) {
   CS_CHECK(size >= COPYSTACK_MIN_STACK && (size & (size - 1)) == 0,
            "stack sizes are powers of two from COPYSTACK_MIN_STACK");
   g_inuse += size;
-  if (size_t below = san::stack_headroom())
-    return allocate_with_headroom(size, below);
+  if (san::separate_stacks())
+    return allocate_with_headroom(size, san::stack_headroom());
   if (config().verify)
     return allocate_verify(size);
   Stack s;
@@ -409,8 +417,8 @@ void release_stack(Stack s, bool to_pool) {
   if (!s.lo)
     return;
   g_inuse -= s.size();
-  if (size_t below = san::stack_headroom()) {
-    release_with_headroom(s, below);
+  if (san::separate_stacks()) {
+    release_with_headroom(s, san::stack_headroom());
     return;
   }
   if (config().verify) {

@@ -32,6 +32,7 @@ WEAK void __tsan_ignore_thread_end();
 WEAK void __tsan_release(void *addr);
 WEAK void AnnotateIgnoreSyncBegin(const char *file, int line);
 WEAK void AnnotateIgnoreSyncEnd(const char *file, int line);
+WEAK extern int __asan_option_detect_stack_use_after_return;
 WEAK void __lsan_ignore_object(const void *p);
 WEAK void __lsan_register_root_region(const void *p, size_t size);
 WEAK void __lsan_unregister_root_region(const void *p, size_t size);
@@ -212,6 +213,10 @@ TaskTable &tasks() {
 bool asan() { return __sanitizer_start_switch_fiber != nullptr; }
 bool tsan() { return __tsan_switch_to_fiber != nullptr; }
 
+bool separate_stacks() {
+  return stack_headroom() != 0 || __lsan_register_root_region != nullptr;
+}
+
 size_t stack_headroom() {
 #ifdef COPYSTACK_TSAN_RUNTIME
   // The runtime built with TSan runs its unit tests, whose tasks are not
@@ -225,6 +230,15 @@ size_t stack_headroom() {
 NO_TSAN void task_created(const void *key, uint64_t id) {
   if (!asan() && !tsan())
     return;
+  // ASan's fake frames (stack-use-after-return detection) each record the
+  // real stack pointer of their function, and ASan frees every fake frame
+  // whose record lies below the current stack pointer: after a task's stack
+  // moves, records and stack pointer are on different stacks, and live
+  // frames would be freed (false stack-use-after-return reports). Tasks
+  // keep their frames on the stack or in the pinned area instead.
+  if (&__asan_option_detect_stack_use_after_return &&
+      __asan_option_detect_stack_use_after_return)
+    __asan_option_detect_stack_use_after_return = 0;
   TaskState *s = tasks().get_or_create(key);
   s->id = id;
   if (tsan()) {

@@ -44,6 +44,11 @@ namespace san {
 bool asan();
 bool tsan();
 
+// Whether task stacks are mapped one by one (stack_alloc.cc), each with
+// stack_headroom() below it and a root region for LeakSanitizer while in
+// use: with ASan, TSan or LeakSanitizer.
+bool separate_stacks();
+
 // Bytes below every task stack for the sanitizers' checks and reports: 0
 // without ASan and TSan.
 size_t stack_headroom();
