@@ -5,8 +5,9 @@
 // (registerPasses in CopyStack.cpp), so it sees their instrumentation:
 //
 //   - ASan's frames (one alloca holding every instrumented local, reached
-//     through integers) leave the copyable stack like any escaping local, or
-//     live in ASan's fake stack; both are memory the stack copy never moves.
+//     through integers) leave the copyable stack like any escaping local:
+//     memory the stack copy never moves. (The runtime turns ASan's fake
+//     stacks off, whose frames could not follow a moved stack.)
 //   - Their runtime calls: ASan's and TSan's run in place on the task stack
 //     (the runtime gives every stack headroom for them when their runtime
 //     is linked in: runtime/src/platform/sanitizers.h); UBSan's handlers,

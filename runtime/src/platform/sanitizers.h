@@ -13,9 +13,9 @@
 //                     switch between a thread's stack and a task's (task
 //                     switches, foreign calls, an exception or longjmp from
 //                     foreign code into a task) and when a task's stack
-//                     moves. Each task has its own fake stack (ASan's
-//                     stack-use-after-return frames), destroyed when it
-//                     ends.
+//                     moves. Fake stacks (stack-use-after-return) are
+//                     turned off: their frames cannot follow a moved
+//                     stack (task_created).
 //   ThreadSanitizer   A TSan fiber per task, switched without
 //                     synchronization: tasks order each other only through
 //                     the runtime's primitives, which say so with
