@@ -1,20 +1,23 @@
 // gdb walks a backtrace from inside libc, called from a task, back through
 // the foreign-call trampoline to the task's frames and main: from a
-// breakpoint in write() and from abort().
+// breakpoint in write() and from abort(). The write is stdio's, inside
+// fflush: a write() the task makes itself goes to the network poller's
+// wrapper, which tries pwritev2(RWF_NOWAIT) first (docs/debugging.md).
 // REQUIRES: normal, gdb
 // RUN: %cc %s -o %t
 // RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex "break write" -ex run -ex bt -ex kill %t 2>&1 | FileCheck %s --check-prefix=WRITE
 // RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex run -ex bt -ex kill --args %t abort 2>&1 | FileCheck %s --check-prefix=ABORT
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 __attribute__((noinline)) static int leaf(int n, int crash) {
   if (n > 0)
     return leaf(n - 1, crash) + 1;
   if (crash)
     abort();
-  return (int)write(1, "hi\n", 3);
+  fputs("hi\n", stdout);
+  return fflush(stdout) == 0 ? 3 : -1;
 }
 
 __attribute__((noinline)) static int middle(int crash) {
