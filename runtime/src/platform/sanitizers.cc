@@ -8,6 +8,7 @@
 #include "platform/sanitizers.h"
 #include "platform/fatal.h"
 #include "platform/spinlock.h"
+#include "platform/thread_heap.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -109,7 +110,11 @@ struct ThreadState {
   void *thread_fake = nullptr;
   Running run;
 };
-thread_local ThreadState t_san __attribute__((tls_model("initial-exec")));
+// On the heap, reached through the Thread (platform/thread_heap.h): the
+// runtime's static TLS must stay small.
+ThreadState &san_thread() {
+  return thread_block<ThreadState>(kSlotSanitizers);
+}
 
 // Task -> its TaskState. Task structures are never freed, so keys stay and
 // only values change; an open-addressing table under a spin lock (which no
@@ -208,6 +213,8 @@ TaskTable &tasks() {
   return *t;
 }
 
+void end_foreign_at_exit();
+
 } // namespace
 
 bool asan() { return __sanitizer_start_switch_fiber != nullptr; }
@@ -230,6 +237,12 @@ size_t stack_headroom() {
 NO_TSAN void task_created(const void *key, uint64_t id) {
   if (!asan() && !tsan())
     return;
+  // exit() called by a task runs in a foreign call, with TSan's ignores on
+  // (__copystack_san_foreign_enter); TSan reports a thread that ends with
+  // ignores on, and would fail the program. Registered after TSan's own
+  // handler, this one runs before it.
+  static bool registered = tsan() && atexit(end_foreign_at_exit) == 0;
+  (void)registered;
   // ASan's fake frames (stack-use-after-return detection) each record the
   // real stack pointer of their function, and ASan frees every fake frame
   // whose record lies below the current stack pointer: after a task's stack
@@ -260,7 +273,7 @@ void *task_closure(const void *key) {
 NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
   if (!asan() && !tsan())
     return;
-  ThreadState &th = t_san;
+  ThreadState &th = san_thread();
   TaskState *s = tasks().get(key);
   CS_CHECK(s, "a task that runs was created (sanitizers.cc)");
   s->outer = th.run;
@@ -287,7 +300,7 @@ NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
 NO_TSAN void leave_task(const void *key, bool finished) {
   if (!asan() && !tsan())
     return;
-  ThreadState &th = t_san;
+  ThreadState &th = san_thread();
   TaskState *s = th.run.task;
   CS_CHECK(s && s == tasks().get(key),
            "the task leaving a thread is the one that ran there");
@@ -319,7 +332,7 @@ NO_TSAN void leave_task(const void *key, bool finished) {
 void task_stack_moved(uintptr_t lo, uintptr_t hi) {
   if (!asan())
     return;
-  ThreadState &th = t_san;
+  ThreadState &th = san_thread();
   uintptr_t bottom = lo - stack_headroom();
   th.run.bottom = reinterpret_cast<const void *>(bottom);
   th.run.size = hi - bottom;
@@ -420,7 +433,7 @@ using namespace copystack_rt::san;
 // for a race between the two tasks. Synchronization in the call (its
 // mutexes, the runtime's happens-before edges) still counts.
 extern "C" NO_TSAN void __copystack_san_foreign_enter() {
-  ThreadState &th = t_san;
+  ThreadState &th = san_thread();
   if (!th.run.task || th.run.in_foreign)
     return;
   th.run.in_foreign = true;
@@ -434,7 +447,7 @@ extern "C" NO_TSAN void __copystack_san_foreign_enter() {
 }
 
 extern "C" NO_TSAN void __copystack_san_foreign_leave() {
-  ThreadState &th = t_san;
+  ThreadState &th = san_thread();
   if (!th.run.in_foreign)
     return;
   th.run.in_foreign = false;
@@ -451,3 +464,14 @@ extern "C" NO_TSAN void __copystack_san_foreign_leave() {
 extern "C" NO_TSAN void __copystack_san_landed() {
   __copystack_san_foreign_leave();
 }
+
+namespace copystack_rt {
+namespace san {
+namespace {
+
+// exit() from a task: the foreign call it runs in never returns.
+NO_TSAN void end_foreign_at_exit() { __copystack_san_foreign_leave(); }
+
+} // namespace
+} // namespace san
+} // namespace copystack_rt

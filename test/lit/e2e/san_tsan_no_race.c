@@ -8,6 +8,8 @@
 // RUN: %cc -fsanitize=thread %s -o %t
 // RUN: env COPYSTACK_WORKERS=2 %run %t 2>&1 | FileCheck %s --implicit-check-not=ThreadSanitizer
 // RUN: env COPYSTACK_WORKERS=1 %run %t 2>&1 | FileCheck %s --implicit-check-not=ThreadSanitizer
+// A task that calls exit() (from a foreign call) ends the program cleanly:
+// RUN: %run %t exit 2>&1 | FileCheck %s --check-prefixes=CHECK,EXIT --implicit-check-not=ThreadSanitizer
 #include "Inputs/check.h"
 #include <string.h>
 
@@ -72,7 +74,14 @@ static void closer_waiter(void *arg) {
   copystack_waitgroup_done(&wg);
 }
 
-int main(void) {
+static void exiter(void *arg) {
+  (void)arg;
+  printf("exiting from a task\n");
+  exit(0);
+}
+
+int main(int argc, char **argv) {
+  (void)argv;
   unbuf = copystack_chan_make(sizeof(struct msg), 0);
   buf = copystack_chan_make(sizeof(struct msg), 4);
   done = copystack_chan_make(sizeof(int), 0);
@@ -92,7 +101,15 @@ int main(void) {
   printf("total %ld closed %ld\n", shared_total, closed_seen);
   copystack_mutex_unlock(&mu);
   printf("sum %ld\n", sum);
+  if (argc > 1) {
+    copystack_go(exiter, 0);
+    int never;
+    copystack_chan_recv(done, &never); // closed: returns at once
+    copystack_chan *forever = copystack_chan_make(sizeof(int), 0);
+    copystack_chan_recv(forever, &never);
+  }
   return 0;
 }
 // CHECK: total 400 closed 1
 // CHECK: sum
+// EXIT: exiting from a task
