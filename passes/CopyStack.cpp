@@ -10,6 +10,7 @@
 #include "MemIntrinsics.h"
 #include "PinnedAllocas.h"
 #include "Policy.h"
+#include "Sanitizers.h"
 #include "Setjmp.h"
 #include "StackDepthChecks.h"
 #include "TargetCheck.h"
@@ -171,6 +172,8 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   if (M.getModuleFlag(names::ModuleFlag))
     return PreservedAnalyses::all();
   std::string Unsupported = unsupportedModule(M);
+  if (Unsupported.empty())
+    Unsupported = unsupportedSanitizer(M);
   if (!Unsupported.empty()) {
     M.getContext().emitError(Unsupported);
     return PreservedAnalyses::all();
@@ -248,13 +251,28 @@ void registerPasses(PassBuilder &PB) {
         MPM.addPass(ThreadIdentityPass());
         return true;
       });
+  // CopyStackPass must come after the sanitizers' passes, which clang also
+  // adds at OptimizerLast: after ASan has put the locals it watches into
+  // its own frame (which then leaves the copyable stack, Sanitizers.h),
+  // rather than before, when the pass's llvm.localescape of every local
+  // makes ASan leave them all unwatched; and after ASan and TSan have added
+  // their calls, so that the pass sees them. OptimizerLast callbacks run in
+  // the order they were registered, and clang registers the sanitizers'
+  // after the plugins' (clang/lib/CodeGen/BackendUtil.cpp, addSanitizers):
+  // so this one registers its own when the pipeline is being built, from
+  // the pipeline-start callback, which every default pipeline (-O0 too)
+  // runs before it runs the OptimizerLast ones.
+  auto Registered = std::make_shared<bool>(false);
   PB.registerPipelineStartEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel) {
+      [&PB, Registered](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(ThreadIdentityPass());
-      });
-  PB.registerOptimizerLastEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel) {
-        MPM.addPass(CopyStackPass());
+        if (*Registered)
+          return;
+        *Registered = true;
+        PB.registerOptimizerLastEPCallback(
+            [](ModulePassManager &MPM, OptimizationLevel) {
+              MPM.addPass(CopyStackPass());
+            });
       });
 }
 

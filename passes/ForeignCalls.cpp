@@ -54,8 +54,11 @@ FunctionCallee foreignTrampoline(Module &M) {
 
 Function *ThunkCache::get(CallBase &CB, Function *Callee,
                           StructType *FrameTy) {
+  std::optional<OperandBundleUse> KCFI =
+      CB.getOperandBundle(LLVMContext::OB_kcfi);
   Key K{Callee, CB.getFunctionType(), FrameTy,
-        CB.getAttributes().getRawPointer(), CB.getCallingConv()};
+        CB.getAttributes().getRawPointer(), CB.getCallingConv(),
+        KCFI ? KCFI->Inputs[0].get() : nullptr};
   if (Function *T = Thunks.lookup(K))
     return T;
 
@@ -84,7 +87,10 @@ Function *ThunkCache::get(CallBase &CB, Function *Callee,
   for (unsigned I = 0, E = CB.arg_size(); I != E; ++I, ++Field)
     Args.push_back(B.CreateLoad(FrameTy->getElementType(Field),
                                 B.CreateStructGEP(FrameTy, Frame, Field)));
-  CallInst *Call = B.CreateCall(CB.getFunctionType(), Target, Args);
+  SmallVector<OperandBundleDef, 1> Bundles;
+  if (KCFI && !Callee)
+    Bundles.emplace_back("kcfi", KCFI->Inputs[0].get());
+  CallInst *Call = B.CreateCall(CB.getFunctionType(), Target, Args, Bundles);
   Call->setAttributes(CB.getAttributes());
   Call->setCallingConv(CB.getCallingConv());
   if (!CB.getType()->isVoidTy())
@@ -230,7 +236,8 @@ private:
 
   Value *isInstrumented(IRBuilder<> &B, Value *Target) {
     Type *I64 = B.getInt64Ty();
-    Value *Magic = B.CreateConstGEP1_64(B.getInt8Ty(), Target, -8);
+    Value *Magic = B.CreateConstGEP1_64(B.getInt8Ty(), Target,
+                                        -COPYSTACK_MAGIC_OFFSET);
     LoadInst *Word = B.CreateAlignedLoad(I64, Magic, Align(1), "prefix");
     return B.CreateICmpEQ(Word, ConstantInt::get(I64, COPYSTACK_MAGIC),
                           "instrumented");

@@ -17,7 +17,8 @@
 // Calls whose target is only known at run time (declarations that another
 // instrumented object may define, indirect calls, linkonce definitions the
 // linker may take from an uninstrumented object) test the callee's prefix:
-// instrumented code carries COPYSTACK_MAGIC just before its entry.
+// instrumented code carries COPYSTACK_MAGIC COPYSTACK_MAGIC_OFFSET bytes
+// before its entry (abi.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COPYSTACK_PASSES_FOREIGNCALLS_H
@@ -33,8 +34,10 @@
 namespace copystack {
 
 /// One thunk per (callee, type, argument types, attributes, calling
-/// convention) and module. The argument types matter for variadic callees:
-/// every call to printf has the type i32 (ptr, ...).
+/// convention, -fsanitize=kcfi type) and module. The argument types matter
+/// for variadic callees: every call to printf has the type i32 (ptr, ...).
+/// The thunk's call keeps the original's kcfi bundle: an indirect call that
+/// goes through the thread's stack is checked like one that does not.
 class ThunkCache {
 public:
   explicit ThunkCache(llvm::Module &M) : M(M) {}
@@ -46,7 +49,7 @@ public:
 private:
   llvm::Module &M;
   using Key = std::tuple<llvm::Function *, llvm::FunctionType *,
-                         llvm::StructType *, void *, unsigned>;
+                         llvm::StructType *, void *, unsigned, llvm::Value *>;
   llvm::DenseMap<Key, llvm::Function *> Thunks;
   unsigned Next = 0;
 };

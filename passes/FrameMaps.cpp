@@ -2,6 +2,7 @@
 #include "FrameMaps.h"
 #include "ArgLayout.h"
 #include "Names.h"
+#include "Sanitizers.h"
 #include "StackObjects.h"
 #include "VaListSlots.h"
 #include "VarargShims.h"
@@ -26,11 +27,13 @@ static_assert(offsetof(copystack_object, kind) == 12, "copystack_object.kind");
 static_assert(sizeof(copystack_frame_map) == 64, "copystack_frame_map layout");
 static_assert(offsetof(copystack_frame_map, nobjects) == 40,
               "copystack_frame_map.nobjects");
-// emitPrefix's packed { i32, i32, i64 }.
+// emitPrefix's packed { i32, i32, i64, <8 bytes> }.
 static_assert(sizeof(copystack_prefix) == COPYSTACK_PREFIX_BYTES &&
                   offsetof(copystack_prefix, map_offset) == 0 &&
                   offsetof(copystack_prefix, version) == 4 &&
-                  offsetof(copystack_prefix, magic) == 8,
+                  offsetof(copystack_prefix, magic) == 8 &&
+                  offsetof(copystack_prefix, sanitizer) == 16 &&
+                  COPYSTACK_MAGIC_OFFSET == COPYSTACK_PREFIX_BYTES - 8,
               "copystack_prefix layout");
 
 namespace {
@@ -290,10 +293,11 @@ private:
         ConstantExpr::getSub(ConstantExpr::getPtrToInt(Map, I64),
                              ConstantExpr::getPtrToInt(&F, I64)),
         I32);
-    auto *PrefixTy = StructType::get(C, {I32, I32, I64}, /*isPacked=*/true);
-    F.setPrefixData(ConstantStruct::get(
-        PrefixTy, {Rel, ConstantInt::get(I32, COPYSTACK_ABI_VERSION),
-                   ConstantInt::get(I64, COPYSTACK_MAGIC)}));
+    F.setPrefixData(ConstantStruct::getAnon(
+        C,
+        {Rel, ConstantInt::get(I32, COPYSTACK_ABI_VERSION),
+         ConstantInt::get(I64, COPYSTACK_MAGIC), sanitizerWord(F)},
+        /*Packed=*/true));
   }
 };
 

@@ -10,7 +10,8 @@
 //   - F.copystack.map, a copystack_frame_map (runtime/include/copystack/
 //     abi.h) listing every stack object with its pointer-word bitmap, the
 //     incoming arguments that are pointers, and the argument-area size;
-//   - the 16-byte prefix before F's entry: map offset, ABI version, magic.
+//   - the 24-byte prefix before F's entry: map offset, ABI version, magic,
+//     and the sanitizers' word (Sanitizers.h).
 //
 // The map is per function, not per call site: a slot that holds a dead
 // value is still rewritten if it points into the old stack, which is

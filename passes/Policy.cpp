@@ -3,6 +3,7 @@
 #include "ThreadIdentity.h"
 #include "ArgLayout.h"
 #include "PinnedAllocas.h"
+#include "Sanitizers.h"
 #include "VarargShims.h"
 
 #include "llvm/IR/Instructions.h"
@@ -148,6 +149,15 @@ CallKind Policy::classify(const CallBase &CB) const {
     return CallKind::NotACall;
   if (G->isDeclaration() && isInPlaceLibcall(G->getName()))
     return CallKind::NotACall;
+  if (G->isDeclaration())
+    switch (classifySanitizerCall(G->getName())) {
+    case SanitizerCall::InPlace:
+      return CallKind::NotACall;
+    case SanitizerCall::Foreign:
+      return CallKind::Foreign;
+    case SanitizerCall::None:
+      break;
+    }
   if (G->hasFnAttribute(names::InPlaceAttr))
     return CallKind::NotACall;
   if (G->getName() == names::Preempt)

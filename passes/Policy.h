@@ -43,8 +43,8 @@ bool isSetjmp(llvm::StringRef Name);
 
 
 enum class CallKind {
-  NotACall,   ///< inline asm, intrinsics, in-place libcalls: cannot move the
-              ///< stack
+  NotACall,   ///< inline asm, intrinsics, in-place libcalls, ASan's and
+              ///< TSan's checks: cannot move the stack
   Direct,     ///< instrumented callee known at compile time: a safepoint
   Foreign,    ///< known to be foreign: runs on the system stack
   Dispatch,   ///< decided at run time from the callee's prefix

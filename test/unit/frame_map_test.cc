@@ -1,5 +1,5 @@
 // Units of frame_info.cc: finding and decoding a frame map through the
-// 16-byte prefix the pass puts before an instrumented function.
+// 24-byte prefix the pass puts before an instrumented function.
 #include "core/frame_info.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,9 @@ namespace {
 // A fake instrumented function: prefix, then an entry; the map elsewhere.
 struct FakeFunction {
   alignas(16) unsigned char code[32];
-  uintptr_t entry() const { return reinterpret_cast<uintptr_t>(code + 16); }
+  uintptr_t entry() const {
+    return reinterpret_cast<uintptr_t>(code + COPYSTACK_PREFIX_BYTES);
+  }
 };
 
 copystack_object g_objects[3];
@@ -28,11 +30,12 @@ void resolve(int32_t *out) {
 void install(FakeFunction &f, copystack_frame_map *map, uint32_t version) {
   int32_t rel = static_cast<int32_t>(reinterpret_cast<intptr_t>(map) -
                                      static_cast<intptr_t>(f.entry()));
-  uint64_t magic = COPYSTACK_MAGIC;
+  uint64_t magic = COPYSTACK_MAGIC, filler = COPYSTACK_PREFIX_FILLER;
   memcpy(f.code, &rel, 4);
   memcpy(f.code + 4, &version, 4);
   memcpy(f.code + 8, &magic, 8);
-  f.code[16] = 0xc3;
+  memcpy(f.code + 16, &filler, 8);
+  f.code[COPYSTACK_PREFIX_BYTES] = 0xc3;
 }
 
 copystack_frame_map make_map() {

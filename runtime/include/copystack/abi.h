@@ -35,7 +35,7 @@
 
 /* Bumped whenever a table layout or a symbol's contract changes. A runtime
  * refuses maps of another version with a message naming the function. */
-#define COPYSTACK_ABI_VERSION 2
+#define COPYSTACK_ABI_VERSION 3
 
 /* Offset of glibc's tcbhead_t.__private_ss on x86-64: the stack limit LLVM's
  * split-stack prologue compares against. 0 outside a copyable stack, so
@@ -108,24 +108,38 @@
   X(clock_nanosleep, 4) X(__read_chk, 4) X(__recv_chk, 5)                      \
   X(__recvfrom_chk, 7) X(__poll_chk, 4)
 
-/* Every instrumented function is preceded by 16 bytes of prefix data:
+/* Every instrumented function is preceded by 24 bytes of prefix data:
  *
- *     entry - 16:  int32   offset of the function's copystack_frame_map,
+ *     entry - 24:  int32   offset of the function's copystack_frame_map,
  *                          relative to the function entry
- *     entry - 12:  uint32  COPYSTACK_ABI_VERSION
- *     entry -  8:  uint64  COPYSTACK_MAGIC
+ *     entry - 20:  uint32  COPYSTACK_ABI_VERSION
+ *     entry - 16:  uint64  COPYSTACK_MAGIC
+ *     entry -  8:  8 bytes the sanitizers' word: what clang's
+ *                          -fsanitize=function (the signature 0xc105cafe,
+ *                          then the type hash) or -fsanitize=kcfi (the type
+ *                          hash in the last 4 bytes) put just before an
+ *                          entry, where their checks at call sites read it;
+ *                          COPYSTACK_PREFIX_FILLER in code built without
+ *                          them (passes/Sanitizers.cpp)
  *
  * The magic is what call sites test ("may this callee run on a copyable
  * stack?") before calling code whose origin is not known at compile time;
  * the offset is how the runtime finds a frame's map from its function. A
  * PC-relative offset keeps .text free of dynamic relocations, so the maps
- * load in PIE executables and shared libraries with default link flags. */
+ * load in PIE executables and shared libraries with default link flags.
+ * The sanitizers' word is there in every instrumented function, with the
+ * sanitizers or without, so that the magic is at one place whatever flags
+ * each object of a program was compiled with. */
 #ifdef __ASSEMBLER__
 #define COPYSTACK_MAGIC 0x6b6174737970636b /* "kcpystak" */
+#define COPYSTACK_PREFIX_FILLER 0xcccccccccccccccc /* int3 x 8 */
 #else
 #define COPYSTACK_MAGIC 0x6b6174737970636bull
+#define COPYSTACK_PREFIX_FILLER 0xccccccccccccccccull
 #endif
-#define COPYSTACK_PREFIX_BYTES 16
+#define COPYSTACK_PREFIX_BYTES 24
+/* Where the magic is, before the entry. */
+#define COPYSTACK_MAGIC_OFFSET 16
 
 #ifndef __ASSEMBLER__
 /* The prefix, as the runtime reads it at entry - sizeof(copystack_prefix)
@@ -134,6 +148,7 @@ typedef struct copystack_prefix {
   int32_t map_offset; /* of the copystack_frame_map, from the entry */
   uint32_t version;   /* COPYSTACK_ABI_VERSION */
   uint64_t magic;     /* COPYSTACK_MAGIC */
+  uint64_t sanitizer; /* -fsanitize=function or kcfi data, or the filler */
 } copystack_prefix;
 #endif
 

@@ -79,7 +79,7 @@ void *__copystack_go_prepare_sized(void (*fn)(void *), void **closure,
   if (!fn || !closure)
     fatal("copystack::go: the task's entry or closure is null");
   Task *t = create_closure_task(fn, stack_bytes);
-  *closure = t->closure;
+  *closure = closure_of(t);
   return t;
 }
 

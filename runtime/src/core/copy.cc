@@ -6,6 +6,7 @@
 #include "core/verify.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
 
@@ -64,7 +65,8 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
   c.used = old.hi - block;
   c.block = fresh.hi - c.used;
   if (cfg.verify)
-    memset(reinterpret_cast<void *>(fresh.lo), kPoison, c.block - fresh.lo);
+    san::fill_unseen(reinterpret_cast<void *>(fresh.lo), kPoison,
+                     c.block - fresh.lo);
 
   Relocator rel(old, fresh, process_frames(),
                 reinterpret_cast<uintptr_t>(__copystack_task_return));

@@ -6,6 +6,7 @@
 #include "core/frame_info.h"
 #include "core/eh_frame.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,7 +21,8 @@ namespace copystack_rt {
 
 namespace {
 
-std::mutex g_cache_lock;
+// Quiet: growths of unrelated tasks take it (platform/sanitizers.h).
+san::QuietMutex g_cache_lock;
 // Never destroyed: exit() runs static destructors while other workers may
 // still be walking stacks.
 std::unordered_map<uintptr_t, FrameInfo *> &call_sites() {
@@ -48,12 +50,15 @@ FrameCache &cache() { return thread_block<FrameCache>(kSlotFrameCache); }
 } // namespace
 
 static_assert(sizeof(copystack_prefix) == COPYSTACK_PREFIX_BYTES, "abi.h");
-static_assert(offsetof(copystack_prefix, magic) == COPYSTACK_PREFIX_BYTES - 8,
-              "abi.h: the magic is the last 8 bytes before the entry");
+static_assert(offsetof(copystack_prefix, magic) ==
+                  COPYSTACK_PREFIX_BYTES - COPYSTACK_MAGIC_OFFSET,
+              "abi.h: the magic is COPYSTACK_MAGIC_OFFSET bytes before the "
+              "entry");
 
 bool is_instrumented(const void *fn) {
   uint64_t magic;
-  memcpy(&magic, static_cast<const char *>(fn) - 8, sizeof magic);
+  memcpy(&magic, static_cast<const char *>(fn) - COPYSTACK_MAGIC_OFFSET,
+         sizeof magic);
   return magic == COPYSTACK_MAGIC;
 }
 
@@ -75,7 +80,7 @@ const copystack_frame_map *map_for_entry(uintptr_t entry) {
           version, COPYSTACK_ABI_VERSION);
   auto *resolved = reinterpret_cast<std::atomic<uint32_t> *>(&map->resolved);
   if (!resolved->load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> g(g_cache_lock);
+    std::lock_guard<san::QuietMutex> g(g_cache_lock);
     if (!resolved->load(std::memory_order_relaxed)) {
       if (map->nescaped) {
         std::vector<int32_t> offsets(map->nescaped);
@@ -222,7 +227,7 @@ const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
     return e.info;
   // The return address is the instruction after the call; the call itself
   // is at ra - 1 and belongs to the same function and CFA row.
-  std::unique_lock<std::mutex> g(g_cache_lock);
+  std::unique_lock<san::QuietMutex> g(g_cache_lock);
   auto it = call_sites().find(ra);
   FrameInfo *fi = it == call_sites().end() ? nullptr : it->second;
   g.unlock();
@@ -245,7 +250,7 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why) {
   TlsEntry &last = cache().last_function;
   if (last.ra == pc)
     return last.info;
-  std::unique_lock<std::mutex> g(g_cache_lock);
+  std::unique_lock<san::QuietMutex> g(g_cache_lock);
   auto it = functions().find(pc);
   if (it != functions().end()) {
     last = TlsEntry{pc, it->second};

@@ -73,7 +73,7 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why);
 // escaped offsets the first time.
 const copystack_frame_map *map_for_entry(uintptr_t entry);
 
-// True when the 8 bytes before fn are COPYSTACK_MAGIC.
+// True when fn's prefix (abi.h) carries COPYSTACK_MAGIC.
 bool is_instrumented(const void *fn);
 
 // fork(): the frame cache's lock, before it and after it (sched/fork.cc).

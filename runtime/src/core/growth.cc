@@ -29,6 +29,7 @@
 #include "core/frame_info.h"
 #include "core/copy.h"
 #include "core/verify.h"
+#include "platform/sanitizers.h"
 #include "platform/stats.h"
 #include "sched/task.h"
 #include "platform/thread.h"
@@ -89,6 +90,8 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
 using namespace copystack_rt;
 
 extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
+  // On the thread's stack, in the task's name (platform/sanitizers.h).
+  san::UnseenScope unseen;
   Thread &th = __copystack_thread;
   Task *task = th.task;
   if (!task)
@@ -153,6 +156,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   th.task_lo = fresh.lo;
   th.task_hi = fresh.hi;
   th.task_limit = limit_for(fresh);
+  san::task_stack_moved(fresh.lo, fresh.hi);
 
   const bool grew = size > old.size();
   Stats &st = stats();

@@ -2,6 +2,7 @@
 #include "platform/split_stack_notes.h"
 #include "core/pin.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 
 #include <atomic>
 #include <cerrno>
@@ -75,8 +76,10 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
 }
 
 void drop_chunk(PinChunk *c) {
+  // Under ThreadSanitizer a chunk goes back to the heap, where TSan sees
+  // it change hands, rather than to the next task on this thread.
   ChunkCache &cache = t_cached;
-  if (cache.bytes + c->bytes <= kCachedBytes) {
+  if (cache.bytes + c->bytes <= kCachedBytes && !san::tsan()) {
     c->prev = cache.head;
     cache.head = c;
     cache.bytes += c->bytes;

@@ -6,6 +6,7 @@
 #include "platform/constants.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
+#include "platform/sanitizers.h"
 
 #include "copystack/abi.h"
 
@@ -121,11 +122,13 @@ struct ArenaHalf {
   uintptr_t lo = 0, hi = 0, next = 0;
   uint64_t wraps = 0;
   std::map<uintptr_t, uintptr_t> live; // lo -> end (page-rounded), by address
-  std::mutex lock;
+  // Quiet: unrelated tasks' stacks come and go under it
+  // (platform/sanitizers.h).
+  san::QuietMutex lock;
 
   // [base - below, base + bytes) free, base returned; below: a guard page.
   uintptr_t take(size_t bytes, size_t below) {
-    std::lock_guard<std::mutex> g(lock);
+    std::lock_guard<san::QuietMutex> g(lock);
     size_t need = below + bytes;
     uintptr_t at = next;
     bool wrapped = false;
@@ -160,7 +163,7 @@ struct ArenaHalf {
   }
 
   void give_back(uintptr_t base) {
-    std::lock_guard<std::mutex> g(lock);
+    std::lock_guard<san::QuietMutex> g(lock);
     live.erase(base);
   }
 };
@@ -291,6 +294,45 @@ void release_verify(Stack s) {
   g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
 }
 
+// Under ASan or TSan, whose checks run in place on task stacks
+// (platform/sanitizers.h), every stack has the sanitizers' headroom below
+// it: lo - below is the lowest byte of its memory, and below that an
+// inaccessible page (verify mode's arena has its own). Under LeakSanitizer
+// alone there is no headroom (below is 0), but stacks are mapped one by one
+// too, so that each is a root region while it is in use. Each stack is a
+// mapping of its own, handed back to the OS when released, so that the
+// sanitizers see its memory come and go (TSan forgets what other tasks did
+// there); LeakSanitizer scans it for pointers while it is in use.
+Stack allocate_with_headroom(size_t size, size_t below) {
+  // The runtime's own bookkeeping (verify mode's arena: a std::map under a
+  // quiet lock), which TSan must not take for the task's accesses.
+  san::UnseenScope unseen;
+  Stack raw;
+  if (config().verify) {
+    raw = allocate_verify(size + below);
+  } else {
+    auto *p = static_cast<char *>(map_or_die(kPage + below + size));
+    mprotect(p, kPage, PROT_NONE);
+    raw.lo = reinterpret_cast<uintptr_t>(p) + kPage;
+    raw.hi = raw.lo + below + size;
+  }
+  san::stack_mapped(raw.lo, raw.hi);
+  return Stack{raw.lo + below, raw.hi};
+}
+
+void release_with_headroom(Stack s, size_t below) {
+  san::UnseenScope unseen;
+  Stack raw{s.lo - below, s.hi};
+  san::stack_unmapped(raw.lo, raw.hi);
+  if (config().verify) {
+    release_verify(raw);
+    return;
+  }
+  munmap(reinterpret_cast<void *>(raw.lo - kPage), kPage + raw.size());
+  g_sys -= kPage + raw.size();
+  g_released_total += kPage + raw.size(); // the OS's again, as in verify mode
+}
+
 // Makes g_free[c] non-empty: stacks released to the OS first (their pages
 // come back zeroed on first touch), else a new chunk. Under g_lock.
 void refill(int c, size_t size) {
@@ -335,6 +377,8 @@ Stack allocate_stack(size_t size) {
   CS_CHECK(size >= COPYSTACK_MIN_STACK && (size & (size - 1)) == 0,
            "stack sizes are powers of two from COPYSTACK_MIN_STACK");
   g_inuse += size;
+  if (san::separate_stacks())
+    return allocate_with_headroom(size, san::stack_headroom());
   if (config().verify)
     return allocate_verify(size);
   Stack s;
@@ -373,6 +417,10 @@ void release_stack(Stack s, bool to_pool) {
   if (!s.lo)
     return;
   g_inuse -= s.size();
+  if (san::separate_stacks()) {
+    release_with_headroom(s, san::stack_headroom());
+    return;
+  }
   if (config().verify) {
     release_verify(s);
     return;

@@ -13,6 +13,10 @@
 #include <unistd.h>
 
 extern "C" int __sigaction(int, const struct sigaction *, struct sigaction *);
+// AddressSanitizer's, ThreadSanitizer's, UBSan's or LeakSanitizer's, if
+// linked in.
+extern "C" __attribute__((weak)) int
+__interceptor_sigaction(int, const struct sigaction *, struct sigaction *);
 
 namespace copystack_rt {
 
@@ -25,8 +29,12 @@ using SigactionFn = int (*)(int, const struct sigaction *,
                             struct sigaction *);
 
 SigactionFn resolve_sigaction() {
-  // The next definition after ours: the C library's, or an interposer
-  // loaded before it.
+  // A sanitizer linked into the program defines sigaction too (a weak
+  // definition, which ours overrides): the next definition is its own,
+  // under the name it keeps for it.
+  if (__interceptor_sigaction)
+    return __interceptor_sigaction;
+  // Otherwise the C library's, or an interposer loaded before it.
   auto *next = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
   return next ? next : &::__sigaction;
 }

@@ -9,6 +9,7 @@
 #include "platform/config.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
+#include "platform/sanitizers.h"
 #include "platform/spinlock.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
@@ -361,7 +362,9 @@ bool execute(Task *t) {
   th.task_hi = t->stack.hi;
   th.task_limit = limit_for(t->stack);
   load_pins(th, t->pins);
+  san::enter_task(t, t->stack.lo, t->stack.hi);
   __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
+  san::leave_task(t, t->done);
   // The task's stack may have moved while it ran (growth.cc keeps
   // t->stack current).
   t->pins = save_pins(th);
@@ -510,6 +513,8 @@ void *monitor_main(void *) {
            (uint32_t(g_sched.spawned_workers.load() + 1) * 40503u)) |
           1;
       w->retired.store(true);
+      // Never freed: its thread may still look at it.
+      san::never_freed(w);
       g_sched.workers[i].store(spare, std::memory_order_release);
       while (Task *t = runq_steal(spare, w, true))
         global_put(t);
@@ -579,6 +584,10 @@ static Worker *own_worker() {
 void ready(Task *t) {
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   if (Runner *r = t->runner) {
+    // The runner is the bound thread's, on its stack: whoever wakes the
+    // task knows of it through the runtime's own ordering, which TSan does
+    // not see (platform/sanitizers.h).
+    san::UnseenScope unseen;
     std::lock_guard<std::mutex> g(r->lock);
     r->runnable = true;
     r->cv.notify_one();
@@ -596,6 +605,7 @@ void ready(Task *t) {
 }
 
 void spawn(Task *t) {
+  san::task_created(t, t->id);
   start_scheduler();
   g_sched.live.fetch_add(1);
   Worker *w = own_worker();
@@ -634,6 +644,7 @@ void run_bound(Task *t, BoundRun &b) {
   RuntimeThread counted;
   prepare_signal_stack();
   prepare_verify_thread();
+  san::task_created(t, t->id);
   t->runner = &b.runner;
   g_sched.live.fetch_add(1);
   Thread &th = __copystack_thread;
@@ -661,6 +672,7 @@ void abandon_bound(Task *t, BoundRun &b) {
   // The task was running (execute() never saw it leave): its pinned area
   // is the thread's current one.
   t->pins = save_pins(th);
+  san::leave_task(t, true);
   g_sched.live.fetch_sub(1);
   th = b.saved;
   write_limit(b.saved_limit);

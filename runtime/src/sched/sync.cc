@@ -12,6 +12,7 @@
 // into a stack that may move.
 #include "platform/split_stack_notes.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "sched/scheduler.h"
 #include "platform/spinlock.h"
 #include "platform/stats.h"
@@ -175,6 +176,29 @@ void unlock_all(copystack_chan **cs, int n) {
     cs[i]->lock.unlock();
 }
 
+// ThreadSanitizer's view of the primitives (platform/sanitizers.h): the
+// happens-before edges of Go's memory model, where Go's race detector puts
+// them (chan.go's racenotify and racesync, sync.Mutex, sync.WaitGroup).
+// Calls that do nothing without TSan.
+
+// The operation that completes a parked task's wait took its waiter: what
+// the task did before it parked comes before what follows (a receive from
+// an unbuffered channel happens before the send completes, and a send
+// before the receive completes).
+void took(Waiter *w) { san::acquire_task(w->task); }
+
+// What happened here comes before what the woken task does next.
+void wake(Task *t) {
+  san::release_task(t);
+  ready(t);
+}
+
+// A buffered channel's slot, around the element's move in or out: the
+// k-th send happens before the k-th receive completes, and the k-th
+// receive before the (k+capacity)-th send completes.
+void slot_begin(void *slot) { san::acquire(slot); }
+void slot_end(void *slot) { san::release(slot); }
+
 } // namespace
 
 namespace {
@@ -194,15 +218,19 @@ bool copystack_rt::chan_try_send(copystack_chan *c, void *elem) {
     return false;
   }
   if (Waiter *w = c->recvq.pop()) {
+    took(w);
     c->transfer(w->buf, elem);
     w->ok = 1;
     c->lock.unlock();
-    ready(w->task);
+    wake(w->task);
     return true;
   }
   bool room = c->count < c->capacity;
   if (room) {
-    c->transfer(c->slot(c->count), elem);
+    void *slot = c->slot(c->count);
+    slot_begin(slot);
+    c->transfer(slot, elem);
+    slot_end(slot);
     ++c->count;
   }
   c->lock.unlock();
@@ -248,8 +276,11 @@ void copystack_chan_retain(copystack_chan *c) {
 void copystack_chan_release(copystack_chan *c) {
   if (!c) // like free(NULL)
     return;
+  // Whoever frees the channel comes after every holder's use of it.
+  san::release(&c->refs);
   if (c->refs.fetch_sub(1) != 1)
     return;
+  san::acquire(&c->refs);
   if (c->destroy)
     for (size_t i = 0; i < c->count; ++i)
       c->destroy(c->slot(i));
@@ -286,14 +317,18 @@ int __copystack_chan_send_begin(copystack_chan *c,
   }
   if (Waiter *w = c->recvq.pop()) {
     // A receiver is waiting: hand the element over directly.
+    took(w);
     c->transfer(w->buf, elem);
     w->ok = 1;
     c->lock.unlock();
-    ready(w->task);
+    wake(w->task);
     return 1;
   }
   if (c->count < c->capacity) {
-    c->transfer(c->slot(c->count), elem);
+    void *slot = c->slot(c->count);
+    slot_begin(slot);
+    c->transfer(slot, elem);
+    slot_end(slot);
     ++c->count;
     c->lock.unlock();
     return 1;
@@ -322,26 +357,34 @@ int __copystack_chan_recv_begin(copystack_chan *c,
   if (Waiter *w = c->sendq.pop()) {
     // A sender is waiting, so the buffer is full (or there is none): take
     // the oldest element and let the sender's take its place.
+    took(w);
     if (c->capacity == 0) {
       c->take(elem, w->buf);
     } else {
-      c->take(elem, c->slot(0));
-      c->take(c->slot(0), w->buf);
+      void *slot = c->slot(0);
+      slot_begin(slot);
+      c->take(elem, slot);
+      c->take(slot, w->buf);
+      slot_end(slot);
       c->head = (c->head + 1) % c->capacity;
     }
     w->ok = 1;
     c->lock.unlock();
-    ready(w->task);
+    wake(w->task);
     return 1;
   }
   if (c->count > 0) {
-    c->take(elem, c->slot(0));
+    void *slot = c->slot(0);
+    slot_begin(slot);
+    c->take(elem, slot);
+    slot_end(slot);
     c->head = (c->head + 1) % c->capacity;
     --c->count;
     c->lock.unlock();
     return 1;
   }
   if (c->closed) {
+    san::acquire(&c->closed); // the close comes before this receive
     c->lock.unlock();
     c->zero(elem);
     return 0;
@@ -378,6 +421,7 @@ void copystack_chan_close(copystack_chan *c) {
     c->lock.unlock();
     fatal("close of closed channel");
   }
+  san::release(&c->closed);
   c->closed = true;
   // Everyone waiting goes: receivers get nothing, senders find it closed.
   Waiter *woken = nullptr;
@@ -390,7 +434,7 @@ void copystack_chan_close(copystack_chan *c) {
   c->lock.unlock();
   while (Waiter *w = woken) {
     woken = w->next;
-    ready(w->task);
+    wake(w->task);
   }
 }
 
@@ -442,17 +486,21 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
       Waiter *w = c->recvq.pop();
       if (w || c->count < c->capacity) {
         if (w) {
+          took(w);
           c->transfer(w->buf, sc.elem);
           w->ok = 1;
         } else {
-          c->transfer(c->slot(c->count), sc.elem);
+          void *slot = c->slot(c->count);
+          slot_begin(slot);
+          c->transfer(slot, sc.elem);
+          slot_end(slot);
           ++c->count;
         }
         unlock_all(locked, nlocked);
         if (locked != stack_locked)
           free(locked);
         if (w)
-          ready(w->task);
+          wake(w->task);
         return i;
       }
     } else {
@@ -460,19 +508,27 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
       if (w || c->count > 0 || c->closed) {
         sc.ok = 1;
         if (w) {
+          took(w);
           if (c->capacity == 0) {
             c->take(sc.elem, w->buf);
           } else {
-            c->take(sc.elem, c->slot(0));
-            c->take(c->slot(0), w->buf);
+            void *slot = c->slot(0);
+            slot_begin(slot);
+            c->take(sc.elem, slot);
+            c->take(slot, w->buf);
+            slot_end(slot);
             c->head = (c->head + 1) % c->capacity;
           }
           w->ok = 1;
         } else if (c->count > 0) {
-          c->take(sc.elem, c->slot(0));
+          void *slot = c->slot(0);
+          slot_begin(slot);
+          c->take(sc.elem, slot);
+          slot_end(slot);
           c->head = (c->head + 1) % c->capacity;
           --c->count;
         } else {
+          san::acquire(&c->closed);
           sc.ok = 0;
           c->zero(sc.elem);
         }
@@ -480,7 +536,7 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
         if (locked != stack_locked)
           free(locked);
         if (w)
-          ready(w->task);
+          wake(w->task);
         return i;
       }
     }
@@ -601,6 +657,9 @@ void copystack_waitgroup_add(copystack_waitgroup *wg, int64_t delta) {
     null_handle("copystack_waitgroup_add", "the wait group");
   auto &counter = reinterpret_cast<int64_t &>(wg->opaque[1]);
   auto *q = reinterpret_cast<WaitQueue *>(&wg->opaque[2]);
+  // Every Done happens before the Wait it releases returns.
+  if (delta < 0)
+    san::release(wg);
   spin_lock(lock_word(wg));
   counter += delta;
   if (counter < 0) {
@@ -614,9 +673,12 @@ void copystack_waitgroup_add(copystack_waitgroup *wg, int64_t delta) {
       woken = w;
     }
   spin_unlock(lock_word(wg));
+  // The waiters learn of every Done through the one that woke them.
+  if (woken)
+    san::acquire(wg);
   while (Waiter *w = woken) {
     woken = w->next;
-    ready(w->task);
+    wake(w->task);
   }
 }
 
@@ -634,6 +696,7 @@ int __copystack_waitgroup_wait_begin(copystack_waitgroup *wg) {
   spin_lock(lock_word(wg));
   if (counter == 0) {
     spin_unlock(lock_word(wg));
+    san::acquire(wg);
     return 1;
   }
   return wait_on(q, "copystack_waitgroup_wait", kWaitWaitGroup);
@@ -652,6 +715,7 @@ int __copystack_mutex_lock_begin(copystack_mutex *m) {
   if (!held) {
     held = 1;
     spin_unlock(lock_word(m));
+    san::acquire(m); // the last unlock comes before this lock
     return 1;
   }
   return wait_on(q, "copystack_mutex_lock", kWaitMutex);
@@ -665,6 +729,8 @@ int copystack_mutex_trylock(copystack_mutex *m) {
   int got = !held;
   held = 1;
   spin_unlock(lock_word(m));
+  if (got)
+    san::acquire(m);
   return got;
 }
 
@@ -678,12 +744,13 @@ void copystack_mutex_unlock(copystack_mutex *m) {
     spin_unlock(lock_word(m));
     fatal("unlock of unlocked mutex");
   }
+  san::release(m);
   Waiter *w = q->pop();
   if (!w)
     held = 0; // else it stays held: w's task owns it now
   spin_unlock(lock_word(m));
   if (w)
-    ready(w->task);
+    wake(w->task); // its lock returns after this unlock
 }
 
 } // extern "C"

@@ -6,6 +6,7 @@
 #include "sched/learn.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "core/frame_info.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
@@ -38,14 +39,16 @@ std::atomic<uint64_t> g_task_bytes{0};
 // that spawns and the one that finishes rarely meet on a lock.
 constexpr int kSlab = 64;
 constexpr int kCache = 64;
-std::mutex g_free_lock;
+// Quiet: creating and ending unrelated tasks takes them
+// (platform/sanitizers.h).
+san::QuietMutex g_free_lock;
 Task *g_free_tasks;
 
 struct TaskCache {
   Task *items[kCache];
   int n = 0;
   ~TaskCache() { // a thread ends: its cache goes back
-    std::lock_guard<std::mutex> g(g_free_lock);
+    std::lock_guard<san::QuietMutex> g(g_free_lock);
     while (n)
       push_global(items[--n]);
   }
@@ -65,10 +68,10 @@ struct SlabChunk {
 };
 SlabChunk g_first_chunk;
 SlabChunk *g_last_chunk = &g_first_chunk; // under g_slab_lock
-std::mutex g_slab_lock;
+san::QuietMutex g_slab_lock;
 
 void register_slab(Task *slab) {
-  std::lock_guard<std::mutex> g(g_slab_lock);
+  std::lock_guard<san::QuietMutex> g(g_slab_lock);
   SlabChunk *c = g_last_chunk;
   int n = c->n.load(std::memory_order_relaxed);
   if (n == kSlabsPerChunk) {
@@ -106,7 +109,7 @@ Task *reset(Task *t) {
 Task *new_task_struct() {
   TaskCache &c = thread_block<TaskCache>(kSlotTaskCache);
   if (c.n == 0) {
-    std::lock_guard<std::mutex> g(g_free_lock);
+    std::lock_guard<san::QuietMutex> g(g_free_lock);
     while (c.n < kCache / 2 && g_free_tasks) {
       c.items[c.n++] = g_free_tasks;
       g_free_tasks = g_free_tasks->next;
@@ -131,7 +134,7 @@ Task *new_task_struct() {
 void free_task_struct(Task *t) {
   TaskCache &c = thread_block<TaskCache>(kSlotTaskCache);
   if (c.n == kCache) {
-    std::lock_guard<std::mutex> g(g_free_lock);
+    std::lock_guard<san::QuietMutex> g(g_free_lock);
     while (c.n > kCache / 2)
       TaskCache::push_global(c.items[--c.n]);
   }
@@ -244,7 +247,12 @@ Task *create_task_for(void (*fn)(void *), void *arg, size_t hint) {
 
 Task *create_closure_task(void (*fn)(void *), size_t hint) {
   Task *t = new_task_struct();
-  return init_task_for(t, fn, t->closure, hint);
+  return init_task_for(t, fn, closure_of(t), hint);
+}
+
+void *closure_of(Task *t) {
+  void *own = san::task_closure(t);
+  return own ? own : t->closure;
 }
 
 void destroy_task(Task *t) {

@@ -107,6 +107,9 @@ Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
 Task *create_task_for(void (*fn)(void *), void *arg, size_t hint = 0);
 // A task for fn(closure), where closure is the task's own 32-byte buffer.
 Task *create_closure_task(void (*fn)(void *), size_t hint = 0);
+// That buffer: t->closure, or under ThreadSanitizer one that belongs to
+// this task alone (platform/sanitizers.h).
+void *closure_of(Task *t);
 void destroy_task(Task *t);
 
 // The split-stack limit (abi.h, COPYSTACK_TCB_LIMIT) for a task on stack s.

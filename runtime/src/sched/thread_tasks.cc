@@ -43,9 +43,25 @@ namespace {
 using CreateFn = int (*)(pthread_t *, const pthread_attr_t *,
                          void *(*)(void *), void *);
 
+} // namespace
+} // namespace copystack_rt
+
+// AddressSanitizer's, ThreadSanitizer's or LeakSanitizer's, if linked in.
+extern "C" __attribute__((weak)) int
+__interceptor_pthread_create(pthread_t *, const pthread_attr_t *,
+                             void *(*)(void *), void *);
+
+namespace copystack_rt {
+namespace {
+
 CreateFn real_create() {
+  // A sanitizer linked into the program defines pthread_create too (a weak
+  // definition, which this one overrides) to learn of every thread: the
+  // next definition is then its own, under the name it keeps for it.
   static CreateFn next =
-      reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+      __interceptor_pthread_create
+          ? __interceptor_pthread_create
+          : reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
   if (!next)
     fatal("pthread_create: the C library's definition was not found: %s",
           dlerror());

@@ -18,7 +18,7 @@ define linkonce_odr i32 @inline_fn(i32 %x) {
 ; CHECK-LABEL: define i32 @f()
 ; CHECK:       %a = call i32 @local(i32 1)
 ; CHECK-NEXT:  %b = call i32 @exported(i32 2)
-; CHECK-NEXT:  load i64, ptr getelementptr (i8, ptr @inline_fn, i64 -8)
+; CHECK-NEXT:  load i64, ptr getelementptr (i8, ptr @inline_fn, i64 -16)
 define i32 @f() {
   %a = call i32 @local(i32 1)
   %b = call i32 @exported(i32 2)

@@ -7,7 +7,7 @@ target triple = "x86_64-pc-linux-gnu"
 declare i32 @ext(ptr, i32)
 
 ; CHECK-LABEL: define i32 @f(ptr %p)
-; CHECK:       %[[W:.*]] = load i64, ptr getelementptr (i8, ptr @ext, i64 -8), align 1
+; CHECK:       %[[W:.*]] = load i64, ptr getelementptr (i8, ptr @ext, i64 -16), align 1
 ; CHECK:       icmp eq i64 %[[W]], 7737593674106692459
 ; CHECK:       %[[R1:.*]] = call i32 @ext(ptr %p, i32 7)
 ; CHECK:       store ptr %p, ptr

@@ -4,7 +4,7 @@
 target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define void @f(ptr %fn)
-; CHECK:       getelementptr i8, ptr %fn, i64 -8
+; CHECK:       getelementptr i8, ptr %fn, i64 -16
 ; CHECK:       call void %fn(i32 1)
 ; CHECK:       store ptr %fn, ptr
 ; CHECK:       call void @__copystack_foreign_call(ptr @__copystack.thunk.0,

@@ -12,7 +12,7 @@ define internal void @fill(ptr %p) {
 ; buffer passed to a call (all words).
 ; CHECK: @f.copystack.objects = internal global [3 x { i32, i32, i32, i16, i16 }] [{ i32, i32, i32, i16, i16 } { i32 0, i32 24, i32 0, i16 1, i16 1 }, { i32, i32, i32, i16, i16 } { i32 0, i32 8, i32 0, i16 3, i16 1 }, { i32, i32, i32, i16, i16 } { i32 0, i32 16, i32 0, i16 2, i16 1 }]
 ; CHECK: @f.copystack.bitmaps = private constant [1 x i64] [i64 5]
-; CHECK: @f.copystack.map = internal global {{.*}} { i32 2, i32 0, ptr @f.copystack.name, ptr @f.copystack.resolve, ptr @f.copystack.objects, ptr @f.copystack.bitmaps, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0 }
+; CHECK: @f.copystack.map = internal global {{.*}} { i32 3, i32 0, ptr @f.copystack.name, ptr @f.copystack.resolve, ptr @f.copystack.objects, ptr @f.copystack.bitmaps, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0 }
 define void @f() {
   %s = alloca { ptr, i64, ptr }
   %n = alloca i64

@@ -7,5 +7,5 @@
 
 // CHECK-COUNT-1: @f.copystack.map =
 // CHECK-NOT: @f.copystack.map.
-// CHECK: define {{.*}}i32 @f(ptr {{.*}}) {{.*}}prefix <{ i32, i32, i64 }>
+// CHECK: define {{.*}}i32 @f(ptr {{.*}}) {{.*}}prefix <{ i32, i32, i64, i64 }>
 int f(int *p) { return *p; }

@@ -46,12 +46,32 @@
  *       Called first in every landing pad of instrumented code. An exception
  *       thrown by foreign code unwinds into task frames with the limit still
  *       0; this puts the task's limit back if %rsp is on the task stack.
- *       Clobbers %rax and %rcx only.
+ *       Clobbers %rax and %rcx only, unless AddressSanitizer or
+ *       ThreadSanitizer is linked in: then it also tells them a foreign call
+ *       is over, as a C call (platform/sanitizers.h).
+ *
+ *   With either linked in, a foreign call tells them it runs on the
+ *   thread's stack, and when it is back.
  */
 #include "asm_offsets.h"
 #include "copystack/abi.h"
 
 #define TCB_LIMIT %fs:COPYSTACK_TCB_LIMIT
+
+	/* Null unless AddressSanitizer's or ThreadSanitizer's runtime is
+	 * linked in (platform/sanitizers.h). */
+	.weak	__sanitizer_start_switch_fiber
+	.weak	__tsan_ignore_thread_begin
+
+	/* Sets ZF when neither is: clobbers %rcx. */
+	.macro	no_sanitizer
+	movq	__sanitizer_start_switch_fiber@GOTPCREL(%rip), %rcx
+	testq	%rcx, %rcx
+	jnz	9f
+	movq	__tsan_ignore_thread_begin@GOTPCREL(%rip), %rcx
+	testq	%rcx, %rcx
+9:
+	.endm
 
 	.text
 
@@ -169,7 +189,10 @@ on_thread_stack:
 	movq	%fs:THREAD_SCHED_SP(%rcx), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT
+	no_sanitizer
+	jnz	.Lsanitized
 	call	*%rax
+.Lreturned:
 	movq	__copystack_thread@gottpoff(%rip), %rcx
 	movq	$0, %fs:THREAD_FOREIGN_SP(%rcx)
 	movq	%rbp, %rsp
@@ -177,15 +200,32 @@ on_thread_stack:
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
 	ret
+.Lsanitized:
+	/* A sanitizer is linked in: it learns that the call runs on the
+	 * thread's stack, and that the task's is current again after it (an
+	 * exception or a longjmp that skips the second tells it in the
+	 * landing pad). */
+	.cfi_def_cfa %rbp, 16
+	.cfi_offset %rbp, -16
+	pushq	%rax
+	pushq	%rdi
+	call	__copystack_san_foreign_enter
+	popq	%rdi
+	popq	%rax
+	call	*%rax
+	call	__copystack_san_foreign_leave
+	jmp	.Lreturned
 	.cfi_endproc
 	.size	on_thread_stack, .-on_thread_stack
 
 	/* The prefix of instrumented code (abi.h), so that a call through a
 	 * pointer also goes straight here; its map is empty. */
 	.p2align 4
+	.skip	8, 0xcc
 	.long	park_map - __copystack_park
 	.long	COPYSTACK_ABI_VERSION
 	.quad	COPYSTACK_MAGIC
+	.quad	COPYSTACK_PREFIX_FILLER
 	.globl	__copystack_park
 	.type	__copystack_park,@function
 __copystack_park:
@@ -270,6 +310,11 @@ __copystack_landing_pad:
 	jae	1f
 	movq	%fs:THREAD_TASK_LIMIT(%rax), %rcx
 	movq	%rcx, TCB_LIMIT
+	/* With a sanitizer, the exception or longjmp may have left a foreign
+	 * call early: a tail call, a plain C call for the code that called
+	 * here. */
+	no_sanitizer
+	jnz	__copystack_san_landed
 1:	ret
 	.cfi_endproc
 	.size	__copystack_landing_pad, .-__copystack_landing_pad

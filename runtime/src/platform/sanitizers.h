@@ -1,0 +1,149 @@
+// sanitizers.h: what the runtime tells clang's sanitizers about tasks
+// (docs/debugging.md, "Sanitizers"), as Boost.Context, marl and folly do
+// for their fibers.
+//
+// The runtime is never built with a sanitizer for a program's use, but a
+// program built with -fsanitize=address, thread or leak links the
+// sanitizer's runtime beside it. Every sanitizer entry point the runtime
+// calls is a weak reference: null without that sanitizer, so each hook here
+// is a test and a return in a program without one.
+//
+//   AddressSanitizer  Which stack is current: the fiber-switching interface
+//                     (__sanitizer_start/finish_switch_fiber) at every
+//                     switch between a thread's stack and a task's (task
+//                     switches, foreign calls, an exception or longjmp from
+//                     foreign code into a task) and when a task's stack
+//                     moves. Fake stacks (stack-use-after-return) are
+//                     turned off: their frames cannot follow a moved
+//                     stack (task_created).
+//   ThreadSanitizer   A TSan fiber per task, switched without
+//                     synchronization: tasks order each other only through
+//                     the runtime's primitives, which say so with
+//                     __tsan_acquire/__tsan_release (sync.cc: Go's rules),
+//                     and through spawning and joining (here). Foreign
+//                     calls, which run on the thread's stack that all its
+//                     tasks share, make no memory accesses TSan sees.
+//   LeakSanitizer     Task stacks are root regions: what a parked task's
+//                     frames point to is not a leak.
+//   ASan and TSan     Their checks run in place on the task stack (the pass
+//                     calls them there, passes/Sanitizers.h), and their
+//                     reports need about 10 KiB: every stack gets
+//                     stack_headroom() bytes below its lowest byte, beneath
+//                     the guard band (stack_alloc.cc).
+#ifndef COPYSTACK_SANITIZERS_H
+#define COPYSTACK_SANITIZERS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+namespace copystack_rt {
+namespace san {
+
+// Which sanitizer runtimes the program linked.
+bool asan();
+bool tsan();
+
+// Whether task stacks are mapped one by one (stack_alloc.cc), each with
+// stack_headroom() below it and a root region for LeakSanitizer while in
+// use: with ASan, TSan or LeakSanitizer.
+bool separate_stacks();
+
+// Bytes below every task stack for the sanitizers' checks and reports: 0
+// without ASan and TSan.
+size_t stack_headroom();
+
+// A task is about to become runnable for the first time: the calling
+// context (its creator) happens before everything the task does. key is
+// the task, id its number (for TSan's reports).
+void task_created(const void *key, uint64_t id);
+// Under TSan, COPYSTACK_CLOSURE_BYTES (16-aligned) that belong to this task
+// alone, for its C++ callable: the task structure is recycled behind TSan's
+// back, and the callable's bytes would seem shared with the structure's
+// previous task. Null without TSan.
+void *task_closure(const void *key);
+// On the thread's stack, right before it switches to the task, whose stack
+// is [lo, hi) (plus the headroom below lo).
+void enter_task(const void *key, uintptr_t lo, uintptr_t hi);
+// On the thread's stack, right after the task switched back: it parked
+// (finished false) or returned (true; the calling context then happens
+// after everything the task did, and the task's sanitizer state goes).
+void leave_task(const void *key, bool finished);
+// The running task's stack is now [lo, hi) (growth.cc, after a copy).
+void task_stack_moved(uintptr_t lo, uintptr_t hi);
+
+// Go's happens-before edges (ThreadSanitizer), for sync.cc: the calling
+// context releases to, or acquires from, a synchronization object.
+void release(const void *addr);
+void acquire(const void *addr);
+// The same, on a task: whoever wakes the task releases to it; the task
+// acquires when it runs again (enter_task). A waker that takes a parked
+// task's waiter acquires what the task did before it parked.
+void release_task(const void *key);
+void acquire_task(const void *key);
+
+// ThreadSanitizer sees no memory access of this thread's while one is in
+// scope: for the runtime's own work on the thread's stack in a task's name
+// (growth.cc), as for a foreign call (__copystack_san_foreign_enter).
+struct UnseenScope {
+  UnseenScope();
+  ~UnseenScope();
+  UnseenScope(const UnseenScope &) = delete;
+  UnseenScope &operator=(const UnseenScope &) = delete;
+};
+
+// memcpy and memset, unseen by the sanitizers (they intercept memcpy and
+// memset, even the runtime's): a stack the collector moves is no access of
+// the collector's to ThreadSanitizer, which would otherwise see it race
+// with the task that owns the frames.
+void copy_unseen(void *dst, const void *src, size_t n);
+void fill_unseen(void *dst, int byte, size_t n);
+
+// A std::mutex that orders nothing for ThreadSanitizer. The runtime's own
+// locks, taken inside tasks' calls (a growth, a task's creation, a timer),
+// would otherwise order the unrelated tasks that take them one after the
+// other and hide their races; what the runtime hands over under them it
+// hands over under its spin locks too, or says so with release/acquire.
+class QuietMutex {
+public:
+  void lock() {
+    ignore_sync_begin();
+    m_.lock();
+    ignore_sync_end();
+  }
+  void unlock() {
+    ignore_sync_begin();
+    m_.unlock();
+    ignore_sync_end();
+  }
+  // For a condition variable's wait, which synchronizes as usual.
+  std::mutex &native() { return m_; }
+
+private:
+  std::mutex m_;
+  static void ignore_sync_begin();
+  static void ignore_sync_end();
+};
+
+// LeakSanitizer: the runtime keeps p, a heap block, on purpose after the
+// last pointer to it may be gone (a retired worker's structure).
+void never_freed(const void *p);
+
+// Stack memory, for LeakSanitizer: [lo, hi) holds task frames from now on,
+// or no longer.
+void stack_mapped(uintptr_t lo, uintptr_t hi);
+void stack_unmapped(uintptr_t lo, uintptr_t hi);
+
+} // namespace san
+} // namespace copystack_rt
+
+// Called by switch.S, on the thread's stack after a foreign call left the
+// task's stack and before it goes back, and from a landing pad on the task
+// stack (an exception or a longjmp that left a foreign call early). Only
+// with AddressSanitizer or ThreadSanitizer.
+#define COPYSTACK_SAN_HIDDEN __attribute__((visibility("hidden")))
+extern "C" COPYSTACK_SAN_HIDDEN void __copystack_san_foreign_enter();
+extern "C" COPYSTACK_SAN_HIDDEN void __copystack_san_foreign_leave();
+extern "C" COPYSTACK_SAN_HIDDEN void __copystack_san_landed();
+
+#endif

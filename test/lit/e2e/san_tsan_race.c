@@ -1,0 +1,45 @@
+// ThreadSanitizer reports a real data race between two tasks that run on
+// different workers, names them as tasks, and points at both accesses.
+// RUN: %cc -fsanitize=thread %s -o %t
+// RUN: env COPYSTACK_WORKERS=2 TSAN_OPTIONS=halt_on_error=1 %exits 66 %run %t 2>&1 | FileCheck %s
+// RUN: env COPYSTACK_WORKERS=1 TSAN_OPTIONS=halt_on_error=1 %exits 66 %run %t 2>&1 | FileCheck %s
+#include "Inputs/check.h"
+
+static long counter; // no lock, no channel: a race
+static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
+static copystack_chan *started;
+
+__attribute__((noinline)) static void bump(int n) {
+  char frame[256]; // and the stack grows first
+  CS_KEEP(frame);
+  if (n > 0) {
+    bump(n - 1);
+    return;
+  }
+  counter++;
+}
+
+static void racer(void *arg) {
+  (void)arg;
+  int one = 1;
+  copystack_chan_send(started, &one);
+  bump(40);
+  copystack_waitgroup_done(&wg);
+}
+
+int main(void) {
+  started = copystack_chan_make(sizeof(int), 2);
+  copystack_waitgroup_add(&wg, 2);
+  copystack_go(racer, 0);
+  copystack_go(racer, 0);
+  copystack_waitgroup_wait(&wg);
+  printf("counter %ld\n", counter);
+  return 0;
+}
+// CHECK: WARNING: ThreadSanitizer: data race
+// CHECK: {{Write|Read}} of size 8 at {{.*}} by thread T{{[0-9]+}}:
+// CHECK: #0 bump {{.*}}san_tsan_race.c
+// CHECK: Previous {{write|read}} of size 8 at {{.*}} by thread T{{[0-9]+}}:
+// CHECK: #0 bump {{.*}}san_tsan_race.c
+// CHECK: Thread T{{[0-9]+}} 'copystack task {{[0-9]+}}'
+// CHECK: SUMMARY: ThreadSanitizer: data race {{.*}}san_tsan_race.c{{.*}} in bump
