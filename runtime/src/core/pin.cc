@@ -77,9 +77,13 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
 
 void drop_chunk(PinChunk *c) {
   // Under ThreadSanitizer a chunk goes back to the heap, where TSan sees
-  // it change hands, rather than to the next task on this thread.
+  // it change hands, rather than to the next task on this thread. Under
+  // LeakSanitizer too: a cached chunk is reachable from this thread's TLS,
+  // and the pointers a finished task's pinned locals (and the frames of its
+  // foreign calls, such as malloc's result) left in it hid leaks.
   ChunkCache &cache = t_cached;
-  if (cache.bytes + c->bytes <= kCachedBytes && !san::tsan()) {
+  if (cache.bytes + c->bytes <= kCachedBytes && !san::tsan() &&
+      !san::leak_checks()) {
     c->prev = cache.head;
     cache.head = c;
     cache.bytes += c->bytes;

@@ -405,6 +405,8 @@ void QuietMutex::ignore_sync_end() {
 #endif
 }
 
+bool leak_checks() { return __lsan_register_root_region != nullptr; }
+
 void never_freed(const void *p) {
   if (__lsan_ignore_object)
     __lsan_ignore_object(p);

@@ -43,6 +43,8 @@ namespace san {
 // Which sanitizer runtimes the program linked.
 bool asan();
 bool tsan();
+// LeakSanitizer is scanning (alone, or as part of AddressSanitizer).
+bool leak_checks();
 
 // Whether task stacks are mapped one by one (stack_alloc.cc), each with
 // stack_headroom() below it and a root region for LeakSanitizer while in
