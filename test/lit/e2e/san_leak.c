@@ -4,14 +4,16 @@
 // when the sanitizer unwinds malloc's callers with libgcc's unwinder
 // (fast_unwind_on_malloc=0: malloc runs on the thread's stack, where the
 // frame-pointer unwinder stops). Normal mode only: see docs/debugging.md.
-// Run 100 times before the runtime stopped caching pinned chunks under
-// LeakSanitizer, the leak went unreported 1-3 times: a finished task's
-// pinned chunk, cached in the thread's TLS, still held malloc's result.
+// Before the runtime stopped caching pinned chunks under LeakSanitizer, a
+// finished task's pinned chunk, cached in the thread's TLS, could still
+// hold malloc's result and hide the leak.
 // REQUIRES: normal
 // RUN: %cc -fsanitize=leak %s -o %t
-// RUN: env LSAN_OPTIONS=fast_unwind_on_malloc=0 %exits 23 %run %t 2>&1 | FileCheck %s
+// LeakSanitizer's own thread start leaks glibc's 32-byte cpuset from
+// pthread_getattr_np in about 1 run in 30 (in LSan's code, not ours): suppressed.
+// RUN: env LSAN_OPTIONS=fast_unwind_on_malloc=0:suppressions=%S/Inputs/lsan.supp %exits 23 %run %t 2>&1 | FileCheck %s
 // RUN: %cc -fsanitize=address %s -o %t.asan
-// RUN: %exits 1 %run %t.asan 2>&1 | FileCheck %s --check-prefix=ASAN
+// RUN: env LSAN_OPTIONS=suppressions=%S/Inputs/lsan.supp %exits 1 %run %t.asan 2>&1 | FileCheck %s --check-prefix=ASAN
 #include "Inputs/check.h"
 #include <string.h>
 
@@ -53,6 +55,12 @@ int main(void) {
   copystack_go(holder, 0);
   copystack_go(leaker, 0);
   copystack_waitgroup_wait(&parked);
+  // The leaker's stack, whose dead frames may still hold the pointer, is a
+  // root region until the task is destroyed, just after its done: the leak
+  // went unreported in about 1 run in 20 when main exited at once.
+  while (copystack_num_tasks() > 2) // main and the holder
+    copystack_sleep_ns(1000000);
+  copystack_sleep_ns(10000000);
   printf("exiting\n");
   fflush(stdout);
   return 0;
