@@ -71,25 +71,27 @@ void die(const char *line, int level, uintptr_t pc, uintptr_t caller_pc,
   _exit(kFatalExitStatus);
 }
 
-void fatal(const char *fmt, ...) {
+// fatal and fatal_at: the message, then die() from where the error is.
+[[noreturn]] static void vfatal_at(uintptr_t pc, uintptr_t caller_pc,
+                                   uintptr_t fp, const char *fmt,
+                                   va_list ap) {
   char buf[1024];
   size_t len;
+  format(buf, sizeof buf, &len, "copystack: fatal: ", fmt, ap);
+  die(buf, -1, pc, caller_pc, fp);
+}
+
+void fatal(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  format(buf, sizeof buf, &len, "copystack: fatal: ", fmt, ap);
-  va_end(ap);
-  die(buf, -1, 0, 0, 0);
+  vfatal_at(0, 0, 0, fmt, ap);
 }
 
 void fatal_at(uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
               const char *fmt, ...) {
-  char buf[1024];
-  size_t len;
   va_list ap;
   va_start(ap, fmt);
-  format(buf, sizeof buf, &len, "copystack: fatal: ", fmt, ap);
-  va_end(ap);
-  die(buf, -1, pc, caller_pc, fp);
+  vfatal_at(pc, caller_pc, fp, fmt, ap);
 }
 
 void report(const char *fmt, ...) {
