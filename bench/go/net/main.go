@@ -104,12 +104,7 @@ func echo(n, rounds int) {
 			out := bytes.Repeat([]byte{byte(i)}, msgSize)
 			in := make([]byte, msgSize)
 			for r := 0; r < rounds; r++ {
-				if _, err := c.Write(out); err != nil {
-					die(err)
-				}
-				if _, err := io.ReadFull(c, in); err != nil {
-					die(err)
-				}
+				echoOnce(c, out, in)
 			}
 			c.Close()
 			wg.Done()
@@ -121,6 +116,16 @@ func echo(n, rounds int) {
 	fmt.Printf("conns=%d rounds=%d wall_ms=%.1f threads=%d rss_per_conn=%.0f\n",
 		n, rounds, float64(wall.Microseconds())/1e3, statusField("Threads:"),
 		float64(hwm-rss0)*1024/float64(n))
+}
+
+// One message out and its echo back.
+func echoOnce(c net.Conn, out, in []byte) {
+	if _, err := c.Write(out); err != nil {
+		die(err)
+	}
+	if _, err := io.ReadFull(c, in); err != nil {
+		die(err)
+	}
 }
 
 func idle(n int) {
@@ -137,12 +142,7 @@ func idle(n int) {
 			}
 			out := bytes.Repeat([]byte{byte(i)}, msgSize)
 			in := make([]byte, msgSize)
-			if _, err := c.Write(out); err != nil {
-				die(err)
-			}
-			if _, err := io.ReadFull(c, in); err != nil {
-				die(err)
-			}
+			echoOnce(c, out, in)
 			first.Done()
 			if _, err := c.Read(in); err == nil {
 				die(fmt.Errorf("idle read ended"))
