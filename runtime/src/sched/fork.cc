@@ -63,6 +63,7 @@ void release() {
 void in_child() {
   release();
   deadlock_after_fork_child();
+  netpoll_reopen_after_fork_child();
   scheduler_after_fork_child();
   timers_after_fork_child();
   netpoll_after_fork_child();

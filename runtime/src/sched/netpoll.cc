@@ -589,17 +589,24 @@ void netpoll_fork_unlock() {
   g_free_lock.unlock();
 }
 
-void netpoll_after_fork_child() {
+void netpoll_reopen_after_fork_child() {
   if (!g.ready.load(std::memory_order_acquire))
     return;
   // The parent's epoll instance stays the parent's: an edge it reports
-  // would go to whichever process polls first.
+  // would go to whichever process polls first. Before the child's new
+  // workers exist: one that went to sleep in the old instance would never
+  // wake.
   close(g.epfd);
   close(g.breakfd);
   open_epoll();
   g.sleeper.store(nullptr); // its thread is gone
   g.break_pending.store(false);
   g.last_poll.store(now_ns());
+}
+
+void netpoll_after_fork_child() {
+  if (!g.ready.load(std::memory_order_acquire))
+    return;
   Woken woken;
   for (int c = 0; c < kChunks; ++c) {
     PollDesc *chunk = g_table[c].load(std::memory_order_acquire);

@@ -68,6 +68,10 @@ uint64_t netpoll_waiting();
 // thread was changing at the moment of the fork may lose that change.
 void netpoll_fork_lock();
 void netpoll_fork_unlock();
+// In the child, before its new threads start: the new epoll instance.
+void netpoll_reopen_after_fork_child();
+// Once the scheduler runs again: the descriptors registered, the waits
+// ended.
 void netpoll_after_fork_child();
 
 // ---- descriptors
