@@ -71,3 +71,51 @@ TEST(StackAlloc, ReleasedSmallStacksAreReused) {
   EXPECT_EQ(b.lo, lo);
   release_stack(b);
 }
+
+// A stack that replaces another has its top at the same address modulo
+// 64 KiB, for every size (pooled and large) and every placement, so that a
+// move never changes the low 16 bits of a word (stack_alloc.h).
+TEST(StackAlloc, ReplacementsKeepTheTopModulo64KiB) {
+  std::vector<Stack> held;
+  for (size_t size = COPYSTACK_MIN_STACK; size <= (size_t(1) << 20);
+       size <<= 1) {
+    for (uintptr_t r = 0; r < kMoveAlign; r += COPYSTACK_MIN_STACK) {
+      uintptr_t like = (uintptr_t(0x7f1234) << 16) + r;
+      Stack s = allocate_stack(size, like);
+      ASSERT_EQ(s.size(), size);
+      ASSERT_EQ((s.hi - like) & (kMoveAlign - 1), 0u)
+          << "size " << size << " residue " << r;
+      // Writable from end to end.
+      memset(reinterpret_cast<void *>(s.lo), 0x5a, s.size());
+      held.push_back(s);
+    }
+  }
+  std::set<uintptr_t> los;
+  for (size_t i = 0; i < held.size(); ++i)
+    EXPECT_TRUE(los.insert(held[i].lo).second) << "no stack handed out twice";
+  for (Stack s : held)
+    release_stack(s);
+  // Released ones serve the same placements again (from the caches).
+  for (uintptr_t r = 0; r < kMoveAlign; r += 5 * COPYSTACK_MIN_STACK) {
+    Stack s = allocate_stack(8192, r + kMoveAlign);
+    EXPECT_EQ((s.hi - r) & (kMoveAlign - 1), 0u);
+    release_stack(s);
+  }
+}
+
+TEST(StackAlloc, ScavengedStacksKeepTheirPlacement) {
+  std::vector<Stack> held;
+  for (uintptr_t r = 0; r < kMoveAlign; r += COPYSTACK_MIN_STACK)
+    held.push_back(allocate_stack(16384, kMoveAlign + r));
+  for (Stack s : held)
+    release_stack(s, /*to_pool=*/true);
+  uint64_t sys = stack_bytes_sys();
+  EXPECT_GT(scavenge_stacks(), 0u);
+  EXPECT_LT(stack_bytes_sys(), sys);
+  for (uintptr_t r = 0; r < kMoveAlign; r += COPYSTACK_MIN_STACK) {
+    Stack s = allocate_stack(16384, kMoveAlign + r);
+    EXPECT_EQ((s.hi - r) & (kMoveAlign - 1), 0u);
+    memset(reinterpret_cast<void *>(s.lo), 1, s.size());
+    release_stack(s);
+  }
+}

@@ -61,7 +61,11 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
   const Stack old = t->stack;
   Copy c;
   const uint64_t t0 = now_ns();
-  const Stack fresh = allocate_stack(new_size);
+  // At old.hi modulo kMoveAlign: the move keeps the low 16 bits of every
+  // word it rewrites (core/stack_alloc.h).
+  const Stack fresh = allocate_stack(new_size, old.hi);
+  CS_CHECK(((fresh.hi - old.hi) & (kMoveAlign - 1)) == 0,
+           "a stack moves by a multiple of 64 KiB");
   c.used = old.hi - block;
   c.block = fresh.hi - c.used;
   if (cfg.verify)

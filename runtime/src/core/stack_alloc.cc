@@ -26,7 +26,6 @@ namespace copystack_rt {
 
 namespace {
 
-
 // Stacks up to this size are carved from shared mappings; larger ones get
 // their own mapping.
 constexpr size_t kMaxPooled = 64 * 1024;
@@ -49,28 +48,63 @@ size_t g_verify_arena = size_t(1) << 40;
 constexpr size_t kRecent = 4096;
 
 constexpr int kClasses = 6; // 2K 4K 8K 16K 32K 64K
+// A stack's top modulo kMoveAlign, in units of the smallest stack: the
+// placement a replacement must match (stack_alloc.h).
+constexpr int kResidues = kMoveAlign / COPYSTACK_MIN_STACK;
+static_assert(kMoveAlign % kMaxPooled == 0,
+              "pooled sizes divide the move alignment");
 
 std::atomic<uint64_t> g_inuse{0};
 std::atomic<uint64_t> g_sys{0};
+std::atomic<uint64_t> g_released_total{0};
 
-// A free stack's free-list link lives in its top bytes, which the next task
-// writes first anyway: a link at the bottom kept one more page resident per
-// pooled stack (a parked task's frames touch only its top page).
-struct FreeStack {
-  FreeStack *next;
-  size_t size; // of a large stack in the cache
+int residue_of(uintptr_t top) {
+  return static_cast<int>((top & (kMoveAlign - 1)) / COPYSTACK_MIN_STACK);
+}
+
+// The lowest address at or above a that is congruent to like modulo
+// kMoveAlign (a itself when like is 0: any placement).
+uintptr_t at_or_above(uintptr_t a, uintptr_t like) {
+  return like ? a + ((like - a) & (kMoveAlign - 1)) : a;
+}
+
+size_t page_round(size_t n) { return (n + kPage - 1) & ~(kPage - 1); }
+
+// Free stacks are kept by address, out of band: a link written into each
+// free stack would make a page of it resident, and a chunk holds stacks for
+// placements nobody may ask for.
+struct Pool {
+  // Small free stacks by class and by the residue of their top.
+  std::vector<uintptr_t> free[kClasses][kResidues];
+  // Free stacks whose memory went back to the OS (scavenge_stacks()):
+  // reused after free ones and before new chunks are mapped.
+  std::vector<uintptr_t> released[kClasses][kResidues];
+  // Where a request for any placement looks first, per class.
+  int next_any[kClasses] = {};
+  // Cached large stacks: the start of each one's mapping (large_lo()).
+  std::vector<uintptr_t> large[kLargeClasses];
+  size_t large_bytes = 0;
 };
-FreeStack *link_of(uintptr_t lo, size_t size) {
-  return reinterpret_cast<FreeStack *>(lo + size - sizeof(FreeStack));
-}
-uintptr_t lo_of(const FreeStack *f, size_t size) {
-  return reinterpret_cast<uintptr_t>(f) + sizeof(FreeStack) - size;
-}
-
 std::mutex g_lock;
-FreeStack *g_free[kClasses];
+// (Never destroyed: exit() runs static destructors while workers may still
+// be releasing stacks. So for the verify arena below.)
+Pool &pool() {
+  static auto *p = new Pool;
+  return *p;
+}
 
-// Per-thread caches of small stacks in front of g_free (Go keeps one per
+// The bytes of a pooled stack that scavenge_stacks() gives back: a stack
+// smaller than a page with the rest of its page, a larger one the pages
+// wholly inside it (one placed off a page boundary shares its end pages).
+size_t released_part(uintptr_t lo, size_t size) {
+  if (size < kPage)
+    return size;
+  uintptr_t a = (lo + kPage - 1) & ~(kPage - 1);
+  uintptr_t b = (lo + size) & ~(kPage - 1);
+  return b > a ? b - a : 0;
+}
+
+// Per-thread caches of small stacks in front of the pool (Go keeps one per
 // P): a task's stack usually goes back on the thread that finishes it and
 // comes out on the thread that spawns the next.
 constexpr int kThreadCache = 32;
@@ -82,31 +116,21 @@ int cache_cap(int c) {
   size_t n = kThreadCacheBytes / size;
   return n < 2 ? 2 : n > kThreadCache ? kThreadCache : static_cast<int>(n);
 }
+// Under g_lock.
+void give_to_pool(int c, uintptr_t lo) {
+  size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+  pool().free[c][residue_of(lo + size)].push_back(lo);
+}
 struct StackCache {
-  FreeStack *items[kClasses][kThreadCache];
+  uintptr_t items[kClasses][kThreadCache]; // each stack's lo
   int n[kClasses] = {};
   ~StackCache() {
     std::lock_guard<std::mutex> g(g_lock);
     for (int c = 0; c < kClasses; ++c)
-      while (n[c]) {
-        FreeStack *f = items[c][--n[c]];
-        f->next = g_free[c];
-        g_free[c] = f;
-      }
+      while (n[c])
+        give_to_pool(c, items[c][--n[c]]);
   }
 };
-FreeStack *g_large[kLargeClasses];
-size_t g_large_bytes;
-// Free stacks whose memory went back to the OS (scavenge()): their
-// addresses, out of band, since their contents are gone. Reused before
-// new chunks are mapped; under g_lock.
-// (Never destroyed: exit() runs static destructors while workers may still
-// be releasing stacks. So for the verify arena below.)
-std::vector<uintptr_t> *released_lists() {
-  static auto *v = new std::vector<uintptr_t>[kClasses];
-  return v;
-}
-std::atomic<uint64_t> g_released_total{0};
 
 Once g_arena_once;
 uintptr_t g_arena_lo, g_arena_hi;
@@ -127,12 +151,20 @@ struct ArenaHalf {
   san::QuietMutex lock;
 
   // [base - below, base + bytes) free, base returned; below: a guard page.
-  uintptr_t take(size_t bytes, size_t below) {
+  // like: 0, or base is congruent to it modulo kMoveAlign. *rw_lo: where
+  // the caller's accessible range starts, base or lower: in the dense half
+  // a stack placed past the end of the last one owns the gap between them
+  // (accessible and never written), so that neighbours still merge into
+  // one mapping.
+  uintptr_t take(size_t bytes, size_t below, uintptr_t like,
+                 uintptr_t *rw_lo) {
     std::lock_guard<san::QuietMutex> g(lock);
     size_t need = below + bytes;
-    uintptr_t at = next;
+    uintptr_t at = next, from = next;
     bool wrapped = false;
     for (;;) {
+      from = at;
+      at = at_or_above(at + below, like) - below;
       if (at + need > hi) {
         if (wrapped)
           fatal("verify mode has no room left for a %zu-byte stack in its "
@@ -141,6 +173,7 @@ struct ArenaHalf {
         wrapped = true;
         ++wraps;
         at = lo;
+        continue;
       }
       // The first live stack ending above at: does it overlap?
       auto it = live.upper_bound(at);
@@ -157,14 +190,31 @@ struct ArenaHalf {
       }
       break;
     }
+    // The gap [from, at) is owned only when no live stack lies in it
+    // (after a wrap it may hold fenced stacks, which then read as zeros
+    // instead of faulting: reuse of their addresses is the same).
+    uintptr_t own = at + below;
+    if (!below && from < at) {
+      auto it = live.lower_bound(from);
+      bool free = it == live.end() || it->first >= at;
+      if (free && it != live.begin() && std::prev(it)->second > from)
+        free = false;
+      if (free)
+        own = from;
+    }
     next = at + need;
-    live.emplace(at + below, at + need);
+    live.emplace(own, at + need);
+    *rw_lo = own;
     return at + below;
   }
 
+  // Forgets the live stack whose memory starts at base (or whose gap
+  // starts below it).
   void give_back(uintptr_t base) {
     std::lock_guard<san::QuietMutex> g(lock);
-    live.erase(base);
+    auto it = live.upper_bound(base);
+    if (it != live.begin())
+      live.erase(std::prev(it));
   }
 };
 ArenaHalf &guarded_half() {
@@ -189,16 +239,33 @@ int class_of(size_t size) {
   return c;
 }
 
-void *map_or_die(size_t bytes) {
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+// A fresh mapping of bytes whose start is aligned to kMoveAlign. Not
+// counted in g_sys: callers count the stack bytes they place in it (the
+// rest is address space that no stack touches).
+uintptr_t map_aligned(size_t bytes) {
+  size_t len = bytes + kMoveAlign;
+  void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     fatal("cannot map %zu bytes for a stack: %s", bytes, strerror(errno));
-  g_sys += bytes;
-  return p;
+  uintptr_t raw = reinterpret_cast<uintptr_t>(p);
+  uintptr_t a = (raw + kMoveAlign - 1) & ~(kMoveAlign - 1);
+  if (a > raw)
+    munmap(p, a - raw);
+  if (raw + len > a + bytes)
+    munmap(reinterpret_cast<void *>(a + bytes), raw + len - (a + bytes));
+  return a;
 }
 
-size_t page_round(size_t n) { return (n + kPage - 1) & ~(kPage - 1); }
+// A large stack (a multiple of kMoveAlign) lives in a mapping of its size
+// plus kMoveAlign, aligned to kMoveAlign, at the offset its placement asks
+// for: so a cached mapping serves any placement, and the mapping's start is
+// the stack's lo rounded down.
+size_t large_map_bytes(size_t size) { return size + kMoveAlign; }
+uintptr_t large_lo(uintptr_t map, uintptr_t like_top) {
+  return map + (like_top & (kMoveAlign - 1));
+}
+uintptr_t large_map(uintptr_t lo) { return lo & ~(kMoveAlign - 1); }
 
 // Every guarded stack is a mapping of its own with an inaccessible page
 // below it, and the kernel allows a process vm.max_map_count mappings
@@ -244,22 +311,28 @@ void init_arena() {
 
 bool is_dense(uintptr_t lo) { return lo >= g_arena_lo + g_verify_arena / 2; }
 
-Stack allocate_verify(size_t size) {
+Stack allocate_verify(size_t size, uintptr_t like_top) {
   g_arena_once.call(init_arena);
-  size_t pages = page_round(size);
+  // base is page-aligned; a placement that is not starts the stack 2 KiB
+  // into its first page.
+  size_t offset = like_top ? (like_top - size) & (kPage - 1) : 0;
+  size_t pages = page_round(offset + size);
+  uintptr_t like_base = like_top ? like_top - size - offset : 0;
+  if (like_top && !like_base)
+    like_base = kMoveAlign; // congruent to 0, and not "any"
   bool guarded = g_guarded_live.fetch_add(1) < kGuardedLive;
-  uintptr_t base;
+  uintptr_t base, rw_lo;
   if (guarded) {
     // An inaccessible page below lo catches code that runs past the guard.
-    base = guarded_half().take(pages, kPage);
+    base = guarded_half().take(pages, kPage, like_base, &rw_lo);
   } else {
     g_guarded_live.fetch_sub(1);
-    base = dense_half().take(pages, 0);
+    base = dense_half().take(pages, 0, like_base, &rw_lo);
   }
   Stack s;
-  s.lo = base;
+  s.lo = base + offset;
   s.hi = s.lo + size;
-  if (mprotect(reinterpret_cast<void *>(s.lo), pages,
+  if (mprotect(reinterpret_cast<void *>(rw_lo), base + pages - rw_lo,
                PROT_READ | PROT_WRITE) != 0)
     fatal("mprotect of a verify-mode stack failed: %s (vm.max_map_count is "
           "%lu)", strerror(errno), (unsigned long)read_max_map_count());
@@ -268,8 +341,9 @@ Stack allocate_verify(size_t size) {
 }
 
 void release_verify(Stack s) {
-  void *lo = reinterpret_cast<void *>(s.lo);
-  size_t pages = page_round(s.size());
+  uintptr_t base = s.lo & ~(kPage - 1);
+  void *lo = reinterpret_cast<void *>(base);
+  size_t pages = page_round(s.hi - base);
   if (!is_dense(s.lo) || g_fences.fetch_add(1) < g_fence_budget) {
     // A fresh inaccessible mapping in place, rather than mprotect: it frees
     // the memory, and the kernel can merge it with the untouched mappings
@@ -285,9 +359,9 @@ void release_verify(Stack s) {
   }
   if (!is_dense(s.lo)) {
     g_guarded_live.fetch_sub(1);
-    guarded_half().give_back(s.lo);
+    guarded_half().give_back(base);
   } else {
-    dense_half().give_back(s.lo);
+    dense_half().give_back(base);
   }
   g_sys -= s.size();
   g_released_total += s.size(); // fenced: its memory is the OS's again
@@ -296,25 +370,32 @@ void release_verify(Stack s) {
 
 // Under ASan or TSan, whose checks run in place on task stacks
 // (platform/sanitizers.h), every stack has the sanitizers' headroom below
-// it: lo - below is the lowest byte of its memory, and below that an
-// inaccessible page (verify mode's arena has its own). Under LeakSanitizer
-// alone there is no headroom (below is 0), but stacks are mapped one by one
-// too, so that each is a root region while it is in use. Each stack is a
-// mapping of its own, handed back to the OS when released, so that the
-// sanitizers see its memory come and go (TSan forgets what other tasks did
-// there); LeakSanitizer scans it for pointers while it is in use.
-Stack allocate_with_headroom(size_t size, size_t below) {
+// it: lo - below is the lowest byte of its memory, and below that at least
+// one inaccessible page (verify mode's arena has its own). Under
+// LeakSanitizer alone there is no headroom (below is 0), but stacks are
+// mapped one by one too, so that each is a root region while it is in use.
+// Each stack is a mapping of its own, aligned to kMoveAlign and handed back
+// to the OS when released, so that the sanitizers see its memory come and
+// go (TSan forgets what other tasks did there); LeakSanitizer scans it for
+// pointers while it is in use.
+size_t headroom_map_bytes(size_t size, size_t below) {
+  return page_round(kPage + below + size) + kMoveAlign;
+}
+
+Stack allocate_with_headroom(size_t size, size_t below, uintptr_t like_top) {
   // The runtime's own bookkeeping (verify mode's arena: a std::map under a
   // quiet lock), which TSan must not take for the task's accesses.
   san::UnseenScope unseen;
   Stack raw;
   if (config().verify) {
-    raw = allocate_verify(size + below);
+    raw = allocate_verify(size + below, like_top);
   } else {
-    auto *p = static_cast<char *>(map_or_die(kPage + below + size));
-    mprotect(p, kPage, PROT_NONE);
-    raw.lo = reinterpret_cast<uintptr_t>(p) + kPage;
-    raw.hi = raw.lo + below + size;
+    uintptr_t map = map_aligned(headroom_map_bytes(size, below));
+    raw.hi = at_or_above(map + kPage + below + size, like_top);
+    raw.lo = raw.hi - size - below;
+    mprotect(reinterpret_cast<void *>(map), (raw.lo & ~(kPage - 1)) - map,
+             PROT_NONE);
+    g_sys += kPage + raw.size();
   }
   san::stack_mapped(raw.lo, raw.hi);
   return Stack{raw.lo + below, raw.hi};
@@ -328,37 +409,67 @@ void release_with_headroom(Stack s, size_t below) {
     release_verify(raw);
     return;
   }
-  munmap(reinterpret_cast<void *>(raw.lo - kPage), kPage + raw.size());
+  uintptr_t map = (raw.lo - kPage) & ~(kMoveAlign - 1);
+  munmap(reinterpret_cast<void *>(map), headroom_map_bytes(s.size(), below));
   g_sys -= kPage + raw.size();
   g_released_total += kPage + raw.size(); // the OS's again, as in verify mode
 }
 
-// Makes g_free[c] non-empty: stacks released to the OS first (their pages
-// come back zeroed on first touch), else a new chunk. Under g_lock.
-void refill(int c, size_t size) {
-  if (g_free[c])
-    return;
-  std::vector<uintptr_t> &rel = released_lists()[c];
-  if (!rel.empty()) {
-    size_t take = std::min<size_t>(rel.size(), kThreadCache);
-    for (size_t i = 0; i < take; ++i) {
-      FreeStack *f = link_of(rel.back(), size);
-      rel.pop_back();
-      f->next = g_free[c];
-      g_free[c] = f;
+// A request for any placement takes a stack of a page or more only at a
+// page boundary: a spawned task's stack is then as growths always made
+// them (and its pages its own).
+bool any_fits(size_t size, int residue) {
+  return size < kPage ||
+         (size_t(residue) * COPYSTACK_MIN_STACK) % kPage == 0;
+}
+
+// One stack of class c whose top has residue k (k < 0: any) from the pool:
+// a free one, else one whose memory went back to the OS (its pages come
+// back zeroed on first touch), else from a new chunk. Under g_lock.
+uintptr_t take_pooled(int c, int k) {
+  Pool &p = pool();
+  size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+  auto take = [&](std::vector<uintptr_t> *lists, int from, int n,
+                  uintptr_t &lo) {
+    for (int i = 0; i < n; ++i) {
+      int j = (from + i) % kResidues;
+      if (k < 0 && !any_fits(size, j))
+        continue;
+      std::vector<uintptr_t> &v = lists[j];
+      if (!v.empty()) {
+        lo = v.back();
+        v.pop_back();
+        if (k < 0)
+          p.next_any[c] = (from + i) % kResidues;
+        return true;
+      }
     }
-    g_sys += take * size;
-    g_released_total -= take * size;
-    return;
+    return false;
+  };
+  int from = k < 0 ? p.next_any[c] : k, n = k < 0 ? kResidues : 1;
+  uintptr_t lo;
+  if (take(p.free[c], from, n, lo))
+    return lo;
+  if (take(p.released[c], from, n, lo)) {
+    size_t b = released_part(lo, size);
+    g_sys += b;
+    g_released_total -= b;
+    return lo;
   }
+  // A new chunk, its stacks placed so that their tops take residue k: one
+  // in every kMoveAlign of it, and the stacks between them the residues
+  // that differ from k by multiples of the size.
   size_t chunk = kChunk > size ? kChunk : size;
-  auto *base = static_cast<char *>(map_or_die(chunk));
-  for (size_t off = chunk; off >= size; off -= size) {
-    FreeStack *f = link_of(reinterpret_cast<uintptr_t>(base) + off - size,
-                           size);
-    f->next = g_free[c];
-    g_free[c] = f;
+  uintptr_t map = map_aligned(chunk + size);
+  uintptr_t want = size_t(k < 0 ? 0 : k) * COPYSTACK_MIN_STACK;
+  for (uintptr_t at = map + (want & (size - 1)); at + size <= map + chunk + size;
+       at += size) {
+    give_to_pool(c, at);
+    g_sys += size;
   }
+  CS_CHECK(take(p.free[c], k < 0 ? 0 : k, 1, lo),
+           "a new chunk holds a stack of every placement it was made for");
+  return lo;
 }
 
 } // namespace
@@ -373,42 +484,53 @@ size_t round_stack_size(size_t bytes) {
   return s;
 }
 
-Stack allocate_stack(size_t size) {
+Stack allocate_stack(size_t size, uintptr_t like_top) {
   CS_CHECK(size >= COPYSTACK_MIN_STACK && (size & (size - 1)) == 0,
            "stack sizes are powers of two from COPYSTACK_MIN_STACK");
   g_inuse += size;
   if (san::separate_stacks())
-    return allocate_with_headroom(size, san::stack_headroom());
+    return allocate_with_headroom(size, san::stack_headroom(), like_top);
   if (config().verify)
-    return allocate_verify(size);
+    return allocate_verify(size, like_top);
   Stack s;
   int c = class_of(size);
   if (size > kMaxPooled) {
+    uintptr_t map = 0;
     {
       std::lock_guard<std::mutex> g(g_lock);
-      if (FreeStack *f = g_large[c]) {
-        g_large[c] = f->next;
-        g_large_bytes -= size;
-        s.lo = lo_of(f, size);
-        s.hi = s.lo + size;
-        return s;
+      Pool &p = pool();
+      if (c < kLargeClasses && !p.large[c].empty()) {
+        map = p.large[c].back();
+        p.large[c].pop_back();
+        p.large_bytes -= size;
       }
     }
-    s.lo = reinterpret_cast<uintptr_t>(map_or_die(size));
+    if (!map) {
+      map = map_aligned(large_map_bytes(size));
+      g_sys += size;
+    }
+    s.lo = large_lo(map, like_top);
     s.hi = s.lo + size;
     return s;
   }
   StackCache &tc = thread_block<StackCache>(kSlotStackCache);
-  if (tc.n[c] == 0) {
-    std::lock_guard<std::mutex> g(g_lock);
-    refill(c, size);
-    while (tc.n[c] < cache_cap(c) / 2 + 1 && g_free[c]) {
-      tc.items[c][tc.n[c]++] = g_free[c];
-      g_free[c] = g_free[c]->next;
+  int k = like_top ? residue_of(like_top) : -1;
+  // This thread's cache first: the newest stack that fits.
+  for (int i = tc.n[c] - 1; i >= 0; --i) {
+    uintptr_t lo = tc.items[c][i];
+    if (k < 0 ? any_fits(size, residue_of(lo + size))
+              : residue_of(lo + size) == k) {
+      tc.items[c][i] = tc.items[c][--tc.n[c]];
+      s.lo = lo;
+      s.hi = lo + size;
+      return s;
     }
   }
-  FreeStack *f = tc.items[c][--tc.n[c]];
-  s.lo = lo_of(f, size);
+  std::lock_guard<std::mutex> g(g_lock);
+  if (k < 0) // a spawn: fill half the cache while holding the lock
+    while (tc.n[c] < cache_cap(c) / 2)
+      tc.items[c][tc.n[c]++] = take_pooled(c, -1);
+  s.lo = take_pooled(c, k);
   s.hi = s.lo + size;
   return s;
 }
@@ -425,66 +547,67 @@ void release_stack(Stack s, bool to_pool) {
     release_verify(s);
     return;
   }
-  FreeStack *f = link_of(s.lo, s.size());
   int c = class_of(s.size());
   if (s.size() > kMaxPooled) {
+    uintptr_t map = large_map(s.lo);
     {
       std::lock_guard<std::mutex> g(g_lock);
-      if (c < kLargeClasses && g_large_bytes + s.size() <= kLargeCacheBytes) {
-        f->next = g_large[c];
-        f->size = s.size();
-        g_large[c] = f;
-        g_large_bytes += s.size();
+      Pool &p = pool();
+      if (c < kLargeClasses && p.large_bytes + s.size() <= kLargeCacheBytes) {
+        p.large[c].push_back(map);
+        p.large_bytes += s.size();
         return;
       }
     }
-    munmap(reinterpret_cast<void *>(s.lo), s.size());
+    munmap(reinterpret_cast<void *>(map), large_map_bytes(s.size()));
     g_sys -= s.size();
     return;
   }
   if (to_pool) {
     std::lock_guard<std::mutex> g(g_lock);
-    f->next = g_free[c];
-    g_free[c] = f;
+    give_to_pool(c, s.lo);
     return;
   }
   StackCache &tc = thread_block<StackCache>(kSlotStackCache);
   if (tc.n[c] >= cache_cap(c)) {
     std::lock_guard<std::mutex> g(g_lock);
-    while (tc.n[c] > cache_cap(c) / 2) {
-      FreeStack *x = tc.items[c][--tc.n[c]];
-      x->next = g_free[c];
-      g_free[c] = x;
-    }
+    while (tc.n[c] > cache_cap(c) / 2)
+      give_to_pool(c, tc.items[c][--tc.n[c]]);
   }
-  tc.items[c][tc.n[c]++] = f;
+  tc.items[c][tc.n[c]++] = s.lo;
 }
 
 uint64_t scavenge_stacks() {
   if (config().verify)
     return 0; // released stacks are fenced already
   std::vector<std::pair<uintptr_t, size_t>> ranges;
-  std::vector<FreeStack *> large;
+  std::vector<std::pair<uintptr_t, size_t>> large; // mapping, stack size
   // Taken off the free lists under the lock, given back to the OS without
   // it, and only then offered for reuse: a stack handed out between the two
   // would have its first frames zeroed under it.
   std::vector<uintptr_t> gone[kClasses];
+  uint64_t bytes = 0;
   {
     std::lock_guard<std::mutex> g(g_lock);
+    Pool &p = pool();
     for (int c = 0; c < kClasses; ++c) {
       size_t size = size_t(COPYSTACK_MIN_STACK) << c;
       std::vector<uintptr_t> free;
-      for (FreeStack *f = g_free[c]; f; f = f->next)
-        free.push_back(lo_of(f, size));
-      g_free[c] = nullptr;
+      for (std::vector<uintptr_t> &v : p.free[c]) {
+        free.insert(free.end(), v.begin(), v.end());
+        v.clear();
+      }
       std::sort(free.begin(), free.end());
       for (size_t i = 1; i < free.size(); ++i)
         CS_CHECK(free[i] != free[i - 1], "a stack is free only once");
-      std::vector<uintptr_t> kept;
       for (size_t i = 0; i < free.size(); ++i) {
         uintptr_t a = free[i];
         if (size >= kPage) {
-          ranges.push_back({a, size});
+          uintptr_t lo = (a + kPage - 1) & ~(kPage - 1);
+          if (size_t part = released_part(a, size)) {
+            ranges.push_back({lo, part});
+            bytes += part;
+          }
           gone[c].push_back(a);
           continue;
         }
@@ -494,49 +617,46 @@ uint64_t scavenge_stacks() {
         if ((a & (kPage - 1)) == 0 && i + per_page <= free.size() &&
             free[i + per_page - 1] == a + kPage - size) {
           ranges.push_back({a, kPage});
+          bytes += kPage;
           for (size_t k = 0; k < per_page; ++k)
             gone[c].push_back(free[i + k]);
           i += per_page - 1;
           continue;
         }
-        kept.push_back(a);
-      }
-      for (uintptr_t a : kept) {
-        FreeStack *f = link_of(a, size);
-        f->next = g_free[c];
-        g_free[c] = f;
+        give_to_pool(c, a);
       }
     }
     for (int c = 0; c < kLargeClasses; ++c) {
-      while (FreeStack *f = g_large[c]) {
-        g_large[c] = f->next;
-        large.push_back(f);
-      }
+      size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+      for (uintptr_t map : p.large[c])
+        large.push_back({map, size});
+      p.large[c].clear();
     }
-    g_large_bytes = 0;
+    p.large_bytes = 0;
   }
   // Neighbours go back in one call.
   std::sort(ranges.begin(), ranges.end());
-  uint64_t bytes = 0;
   for (size_t i = 0; i < ranges.size();) {
     uintptr_t lo = ranges[i].first, hi = lo + ranges[i].second;
     size_t j = i + 1;
     while (j < ranges.size() && ranges[j].first == hi)
       hi += ranges[j++].second;
     madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED);
-    bytes += hi - lo;
     i = j;
   }
-  for (FreeStack *f : large) {
-    size_t size = f->size;
-    munmap(reinterpret_cast<void *>(lo_of(f, size)), size);
+  for (auto [map, size] : large) {
+    munmap(reinterpret_cast<void *>(map), large_map_bytes(size));
     bytes += size;
   }
   g_sys -= bytes;
   g_released_total += bytes;
   std::lock_guard<std::mutex> g(g_lock);
-  for (int c = 0; c < kClasses; ++c)
-    released_lists()[c].insert(released_lists()[c].end(), gone[c].begin(), gone[c].end());
+  Pool &p = pool();
+  for (int c = 0; c < kClasses; ++c) {
+    size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+    for (uintptr_t a : gone[c])
+      p.released[c][residue_of(a + size)].push_back(a);
+  }
   return bytes;
 }
 

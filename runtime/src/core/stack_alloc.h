@@ -2,7 +2,17 @@
 //
 // Sizes are powers of two from 2 KiB (COPYSTACK_MIN_STACK). Small stacks are
 // carved from larger mappings and kept on per-size free lists; large ones are
-// mapped on their own and unmapped when released. In verify mode every stack
+// mapped on their own and unmapped when released.
+//
+// Every move of a stack is by a multiple of kMoveAlign: the stack that
+// replaces another has its top at the same address modulo 64 KiB
+// (allocate_stack's like_top). The relocation adds the move's delta to every
+// word it takes for a pointer into the old stack, and a delta whose low 16
+// bits are zero leaves the low 16 bits of every word as they were. So a word
+// that is only partly written (an x87 long double's sign and exponent in the
+// low 16 bits of its upper word, a bool or short spilled beside stale bytes,
+// a setcc into a callee-saved register), whose stale bytes make it look like
+// an address inside the old stack, keeps its value (docs/maps.md). In verify mode every stack
 // is its own mapping with an inaccessible page below it, and released stacks
 // are fenced (made inaccessible, their addresses not reused for a while) so
 // that a pointer the relocation missed faults with a report naming it
@@ -24,7 +34,13 @@ struct Stack {
 // The smallest power of two >= bytes, and at least COPYSTACK_MIN_STACK.
 size_t round_stack_size(size_t bytes);
 
-Stack allocate_stack(size_t size);
+// The stack moves are by multiples of this (above).
+constexpr size_t kMoveAlign = size_t(64) << 10;
+
+// A stack of size bytes. like_top: 0 for any placement, else the top of the
+// stack this one replaces: the result's hi is congruent to it modulo
+// kMoveAlign.
+Stack allocate_stack(size_t size, uintptr_t like_top = 0);
 // to_pool: straight to the shared pool rather than this thread's cache (the
 // collector, which is not where stacks are allocated).
 void release_stack(Stack s, bool to_pool = false);
