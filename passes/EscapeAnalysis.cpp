@@ -1,5 +1,6 @@
 //===- EscapeAnalysis.cpp - locals that cannot stay on a copyable stack --===//
 #include "EscapeAnalysis.h"
+#include "Sanitizers.h"
 #include "TypeLayout.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -82,6 +83,11 @@ bool integerEscapes(const Value *Root) {
     for (const User *U : V->users()) {
       if (isa<ICmpInst>(U) || isa<BranchInst>(U) || isa<SwitchInst>(U))
         continue;
+      // UBSan's alignment and overflow checks pass the address, as an
+      // integer, to a handler that prints it.
+      if (const auto *CB = dyn_cast<CallBase>(U))
+        if (isReportOnlyCall(*CB))
+          continue;
       if (isa<BinaryOperator>(U) || isa<TruncInst>(U) || isa<ZExtInst>(U) ||
           isa<SExtInst>(U) || isa<FreezeInst>(U) || isa<SelectInst>(U) ||
           isa<PHINode>(U)) {
@@ -140,8 +146,10 @@ public:
   bool captured(const Use *U) override {
     auto *I = cast<Instruction>(U->getUser());
     // LLVM counts volatile accesses through an address as captures (the
-    // access is observable); they do not hand the address to anyone.
-    if (isa<LoadInst>(I) || isAccessThrough(*U))
+    // access is observable), and comparisons it cannot prove harmless (with
+    // null, for a pointer not known dereferenceable: UBSan's checks); none
+    // of them hands the address to anyone.
+    if (isa<LoadInst>(I) || isa<ICmpInst>(I) || isAccessThrough(*U))
       return false;
     if (auto *SI = dyn_cast<StoreInst>(I)) {
       if (U->getOperandNo() == 0) {
@@ -157,7 +165,8 @@ public:
     if (auto *CB = dyn_cast<CallBase>(I)) {
       if (CB->isInlineAsm())
         return false; // inline asm operands are trusted not to be kept
-      if (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U))
+      if (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U) ||
+          isReportOnlyCall(*CB))
         return false;
       return capture("its address is passed to " + calleeName(*CB) +
                      ", which may keep it");
@@ -190,13 +199,19 @@ public:
   bool Captured = false;
   void tooManyUses() override { Captured = true; }
   bool captured(const Use *U) override {
-    if (isa<LoadInst>(U->getUser()) || isAccessThrough(*U))
+    if (isa<LoadInst>(U->getUser()) || isa<ICmpInst>(U->getUser()) ||
+        isAccessThrough(*U))
       return false;
     auto *CB = dyn_cast<CallBase>(U->getUser());
     if (CB && CB->isInlineAsm())
       return false;
-    if (CB && (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U)))
+    if (CB && (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U) ||
+               isReportOnlyCall(*CB)))
       return false;
+    // An integer that is only compared or reported (UBSan's checks).
+    if (auto *PI = dyn_cast<PtrToIntInst>(U->getUser()))
+      if (!integerEscapes(PI))
+        return false;
     Captured = true;
     return true;
   }
@@ -225,6 +240,13 @@ bool leaksContents(Value *B) {
       }
       if (isa<StoreInst>(I) || isa<ICmpInst>(I))
         continue;
+      // The local's address as an integer that is only compared or
+      // reported (UBSan's pointer-overflow checks) hands nothing out.
+      if (const auto *PI = dyn_cast<PtrToIntInst>(I)) {
+        if (!integerEscapes(PI))
+          continue;
+        return true;
+      }
       if (const auto *II = dyn_cast<IntrinsicInst>(I)) {
         switch (II->getIntrinsicID()) {
         case Intrinsic::lifetime_start:

@@ -27,6 +27,11 @@ SanitizerCall classifySanitizerCall(StringRef Name) {
   return SanitizerCall::None;
 }
 
+bool isReportOnlyCall(const CallBase &CB) {
+  const auto *F = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
+  return F && F->getName().starts_with("__ubsan_handle_");
+}
+
 StringRef whyUnsupportedSanitizer(StringRef Name) {
   if (Name == "memory" || Name == "kernel-memory")
     return "MemorySanitizer shadows every byte of every stack, and copystack "

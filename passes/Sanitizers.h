@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constant.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
 #include <string>
@@ -37,6 +38,11 @@ enum class SanitizerCall {
 
 /// How instrumented code calls the sanitizer runtime function Name.
 SanitizerCall classifySanitizerCall(llvm::StringRef Name);
+
+/// Is the call one of UBSan's report handlers (__ubsan_handle_*)? They
+/// print the values they receive, addresses included, and keep none: an
+/// address passed to one does not leave the frame.
+bool isReportOnlyCall(const llvm::CallBase &CB);
 
 /// Why copystack cannot support the sanitizer clang calls Name (its
 /// -fsanitize= spelling), or "" when it can.

@@ -1,0 +1,50 @@
+; UBSan's checks do not make locals leave the copyable stack: its alignment
+; and pointer-overflow checks turn an address (or a pointer loaded from a
+; local) into an integer, compare it, and pass it to a report handler that
+; prints it; its null checks compare a loaded pointer with null. None of
+; these hands the address to anyone (EscapeAnalysis.cpp).
+; RUN: %opt -passes=copystack -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -pass-remarks='^copystack$' -disable-output %s 2>&1 | FileCheck %s --allow-empty --check-prefix=REMARK --implicit-check-not="moved off"
+; REMARK-NOT: remark
+target triple = "x86_64-pc-linux-gnu"
+
+@data = private constant [8 x i8] zeroinitializer
+declare void @__ubsan_handle_type_mismatch_v1_abort(ptr, i64)
+declare void @__ubsan_handle_pointer_overflow_abort(ptr, i64, i64)
+
+; CHECK-LABEL: define i32 @f(i64 %i)
+; CHECK:       %anchor = alloca i32
+; CHECK:       %p = alloca ptr
+define i32 @f(i64 %i) {
+  %anchor = alloca i32
+  %p = alloca ptr
+  store i32 42, ptr %anchor
+  store volatile ptr %anchor, ptr %p
+  ; -O0's pointer-overflow check on &p + i
+  %q = getelementptr inbounds i8, ptr %p, i64 %i
+  %pi = ptrtoint ptr %p to i64
+  %end = add i64 %pi, %i
+  %nn = icmp ne ptr %p, null
+  %ok = icmp uge i64 %end, %pi
+  %both = and i1 %nn, %ok
+  br i1 %both, label %load, label %overflow
+overflow:
+  call void @__ubsan_handle_pointer_overflow_abort(ptr @data, i64 %pi, i64 %end)
+  unreachable
+load:
+  %b = load volatile i8, ptr %q
+  ; the alignment and null check of *p
+  %v = load volatile ptr, ptr %p
+  %vnn = icmp ne ptr %v, null
+  %vi = ptrtoint ptr %v to i64
+  %low = and i64 %vi, 3
+  %al = icmp eq i64 %low, 0
+  %good = and i1 %vnn, %al
+  br i1 %good, label %use, label %bad
+bad:
+  call void @__ubsan_handle_type_mismatch_v1_abort(ptr @data, i64 %vi)
+  unreachable
+use:
+  %r = load i32, ptr %v
+  ret i32 %r
+}
