@@ -28,11 +28,25 @@ constexpr size_t kAltStack = 64 * 1024;
 using SigactionFn = int (*)(int, const struct sigaction *,
                             struct sigaction *);
 
+// Is the program's sigaction() this object's own (the interposer below)?
+// Not when the runtime is a shared library and a sanitizer linked into the
+// executable defines sigaction too: the executable's comes first, and the
+// sanitizer calls ours as the "real" one.
+bool program_sigaction_is_ours() {
+  Dl_info first, self;
+  void *fn = dlsym(RTLD_DEFAULT, "sigaction");
+  return fn && dladdr(fn, &first) &&
+         dladdr(reinterpret_cast<void *>(&program_sigaction_is_ours), &self) &&
+         first.dli_fbase == self.dli_fbase;
+}
+
 SigactionFn resolve_sigaction() {
-  // A sanitizer linked into the program defines sigaction too (a weak
-  // definition, which ours overrides): the next definition is its own,
-  // under the name it keeps for it.
-  if (__interceptor_sigaction)
+  // A sanitizer linked into the program with the static runtime defines
+  // sigaction too (a weak definition, which ours overrides): the next
+  // definition is its own, under the name it keeps for it. When the
+  // sanitizer's comes first (the shared runtime), it calls ours as its
+  // "real" sigaction, and ours goes on to the C library's.
+  if (__interceptor_sigaction && program_sigaction_is_ours())
     return __interceptor_sigaction;
   // Otherwise the C library's, or an interposer loaded before it.
   auto *next = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
