@@ -7,6 +7,13 @@
 #            so any word left pointing into an old stack faults by name
 #   stress   COPYSTACK_STRESS=1 and COPYSTACK_VERIFY=1: the stack moves at
 #            every instrumented call, and verify mode watches
+#   ubsan    normal mode, every program built with -fsanitize=undefined
+#            and no recovery: undefined behaviour aborts the test
+#   tsan     normal mode, every program built with -fsanitize=thread: a
+#            report fails the test (halt_on_error)
+#
+# The san_* programs choose their sanitizers themselves; they run in the
+# six plain variants and are left out of the ubsan and tsan ones.
 #
 #   %cc, %cxx   the drivers, with this variant's -O level
 #   %run        the environment of this variant
@@ -27,9 +34,17 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.cs_exec_root
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 
+san_flags = {"ubsan": " -fsanitize=undefined -fno-sanitize-recover=all",
+             "tsan": " -fsanitize=thread"}.get(config.cs_mode, "")
+if san_flags:
+    config.excludes += [f for f in os.listdir(config.test_source_root)
+                        if f.startswith("san_")]
+
 opt = f"-{config.cs_opt} -g"
-config.substitutions.append(("%cc", f"{config.cs_bin}/copystack-cc {opt}"))
-config.substitutions.append(("%cxx", f"{config.cs_bin}/copystack-c++ {opt}"))
+config.substitutions.append(
+    ("%cc", f"{config.cs_bin}/copystack-cc {opt}{san_flags}"))
+config.substitutions.append(
+    ("%cxx", f"{config.cs_bin}/copystack-c++ {opt}{san_flags}"))
 # The same program built without copystack: its output is the reference.
 clang = os.path.join(config.cs_llvm_bin, "clang")
 plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "
@@ -42,7 +57,9 @@ config.substitutions.append(("%cs_bin", config.cs_bin))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
        "verify": "env COPYSTACK_VERIFY=1",
-       "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1"}[config.cs_mode]
+       "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1",
+       "ubsan": "env UBSAN_OPTIONS=print_stacktrace=1",
+       "tsan": "env TSAN_OPTIONS=halt_on_error=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))
 config.substitutions.append(("%cs_version", config.cs_version))
 config.substitutions.append(

@@ -2,6 +2,9 @@
 // does): libcopystack.so needs little static TLS (its larger per-thread
 // state is on the heap), so it fits the surplus glibc keeps for libraries
 // loaded late, instead of "cannot allocate memory in static TLS block".
+// A host built without a sanitizer cannot load a library built with one
+// (with or without copystack).
+// UNSUPPORTED: ubsan || tsan
 // RUN: %cc -fPIC -shared %S/Inputs/tasks_lib.c -o %t.lib.so
 // RUN: %host_cc %s -o %t -ldl
 // RUN: %run %t %t.lib.so | FileCheck %s
