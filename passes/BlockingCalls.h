@@ -20,6 +20,10 @@
 // and block their thread as before; so does a call made outside any task
 // (the wrapper makes the plain call then).
 //
+// pthread_exit goes through a wrapper too, not instrumented
+// (runtime/src/sched/thread_tasks.cc): under ThreadSanitizer a task that
+// ends its thread must first give TSan back the thread's own context.
+//
 // It runs on the module, before escape analysis: the wrappers' declarations
 // carry the C library declarations' attributes (a buffer passed to read
 // stays nocapture, and so on the stack).

@@ -99,14 +99,16 @@
 
 /* The C library functions instrumented code calls through the runtime's
  * wrappers (COPYSTACK_BLOCKING_PREFIX + name), which park the calling task
- * instead of blocking its worker thread: X(name, parameter count). */
+ * instead of blocking its worker thread (io_calls.c), and pthread_exit,
+ * whose wrapper tells the sanitizers that the thread ends, not the task
+ * (thread_tasks.cc): X(name, parameter count). */
 #define COPYSTACK_BLOCKING_CALLS(X)                                            \
   X(read, 3) X(write, 3) X(readv, 3) X(writev, 3) X(recv, 4)                   \
   X(recvfrom, 6) X(recvmsg, 3) X(send, 4) X(sendto, 6) X(sendmsg, 3)           \
   X(accept, 3) X(accept4, 4) X(connect, 3) X(poll, 3) X(ppoll, 4)              \
   X(select, 5) X(sleep, 1) X(usleep, 1) X(nanosleep, 2)                        \
   X(clock_nanosleep, 4) X(__read_chk, 4) X(__recv_chk, 5)                      \
-  X(__recvfrom_chk, 7) X(__poll_chk, 4)
+  X(__recvfrom_chk, 7) X(__poll_chk, 4) X(pthread_exit, 1)
 
 /* Every instrumented function is preceded by 24 bytes of prefix data:
  *

@@ -108,6 +108,8 @@ struct ThreadState {
   const void *bottom = nullptr;
   size_t size = 0;
   void *thread_fake = nullptr;
+  // TSan: the thread's own fiber, current while no task runs on it.
+  void *thread_fiber = nullptr;
   Running run;
 };
 // On the heap, reached through the Thread (platform/thread_heap.h): the
@@ -281,6 +283,8 @@ NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
   th.run.task = s;
   if (tsan()) {
     th.run.return_fiber = __tsan_get_current_fiber();
+    if (!s->outer.task)
+      th.thread_fiber = th.run.return_fiber;
     __tsan_switch_to_fiber(s->fiber, kSwitchFlags);
     __tsan_acquire(s);
   }
@@ -294,6 +298,19 @@ NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
                                    th.run.size);
     __sanitizer_finish_switch_fiber(s->fake_stack, &th.bottom, &th.size);
     s->fake_stack = nullptr;
+  }
+}
+
+NO_TSAN void thread_exiting() {
+  if (!tsan())
+    return;
+  ThreadState &th = san_thread();
+  // TSan's pthread_exit insists on the thread's own context; the task's
+  // frames then unwind under it (they are this thread's all the same).
+  if (th.run.task && th.thread_fiber &&
+      __tsan_get_current_fiber() != th.thread_fiber) {
+    __tsan_release(th.run.task);
+    __tsan_switch_to_fiber(th.thread_fiber, kSwitchFlags);
   }
 }
 
@@ -315,7 +332,9 @@ NO_TSAN void leave_task(const void *key, bool finished) {
   }
   if (tsan()) {
     __tsan_release(s);
-    __tsan_switch_to_fiber(th.run.return_fiber, kSwitchFlags);
+    // (Already current when the task ended the thread: thread_exiting.)
+    if (__tsan_get_current_fiber() != th.run.return_fiber)
+      __tsan_switch_to_fiber(th.run.return_fiber, kSwitchFlags);
   }
   th.run = s->outer;
   if (!finished)

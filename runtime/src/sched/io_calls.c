@@ -1,7 +1,8 @@
 /*
  * io_calls.c: the wrappers instrumented code calls instead of the C
  * library's blocking calls (passes/BlockingCalls.cpp rewrites the calls;
- * abi.h's COPYSTACK_BLOCKING_CALLS is the list). The one file of the runtime
+ * abi.h's COPYSTACK_BLOCKING_CALLS is the list, whose pthread_exit is in
+ * thread_tasks.cc). The one file of the runtime
  * compiled with the plugin: a task parks from its own stack, so the loop
  * that parks must be instrumented code (copystack.h, __copystack_io_run).
  * Everything else happens in io.cc, on the thread's stack, through the

@@ -28,6 +28,7 @@
 #include "platform/split_stack_notes.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "core/frame_info.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
@@ -120,6 +121,15 @@ void *thread_start(void *p) {
 } // namespace
 
 } // namespace copystack_rt
+
+// pthread_exit as instrumented code calls it (passes/BlockingCalls.cpp
+// redirects the call, abi.h): the sanitizers learn first that the thread,
+// not the task, is ending. A foreign call, on the thread's stack.
+extern "C" __attribute__((visibility("default"), noreturn)) void
+__copystack_blocking_pthread_exit(void *result) {
+  copystack_rt::san::thread_exiting();
+  pthread_exit(result);
+}
 
 // Not under a sanitizer, which interposes pthread_create itself.
 #ifndef COPYSTACK_NO_INTERPOSERS
