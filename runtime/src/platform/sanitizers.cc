@@ -301,6 +301,8 @@ NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
   }
 }
 
+int internal_threads() { return tsan() ? 1 : 0; }
+
 NO_TSAN void thread_exiting() {
   if (!tsan())
     return;

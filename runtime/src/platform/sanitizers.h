@@ -71,6 +71,10 @@ void enter_task(const void *key, uintptr_t lo, uintptr_t hi);
 // (finished false) or returned (true; the calling context then happens
 // after everything the task did, and the task's sanitizer state goes).
 void leave_task(const void *key, bool finished);
+// Threads the sanitizer in the program runs for itself, which never touch a
+// task primitive: TSan's background thread (started with the first thread
+// the program or the runtime creates). 0 without one.
+int internal_threads();
 // The running task is about to end its thread (pthread_exit): under TSan
 // the thread's own context becomes current again, as TSan's pthread_exit
 // requires; the unwinding that follows ends the task (leave_task).

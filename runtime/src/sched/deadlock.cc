@@ -2,6 +2,7 @@
 #include "platform/split_stack_notes.h"
 #include "sched/deadlock.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
 
@@ -54,7 +55,8 @@ bool nothing_could_wake() {
   if (timers_pending() != 0 || g_external_waits.load() != 0)
     return false;
   int threads = os_threads();
-  return threads > 0 && threads <= g_runtime_threads.load();
+  return threads > 0 &&
+         threads <= g_runtime_threads.load() + san::internal_threads();
 }
 
 struct Look {

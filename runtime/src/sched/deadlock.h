@@ -18,7 +18,9 @@
 //     running or waiting for a bound task). Any other thread, which may be
 //     the program's main thread outside tasks, a thread started with
 //     COPYSTACK_THREADS=0 or a library's, could still close a channel or
-//     unlock a mutex: while one exists, nothing is reported.
+//     unlock a mutex: while one exists, nothing is reported. The threads a
+//     sanitizer runs for itself are allowed for (san::internal_threads:
+//     TSan's background thread).
 // The check holds every suspended task while it looks (task.h hold_task),
 // so what it sees is one moment: a task it holds cannot run, and the other
 // conditions are read again after the tasks are held.

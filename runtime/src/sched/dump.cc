@@ -6,6 +6,7 @@
 #include "platform/config.h"
 #include "platform/demangle.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "platform/signals.h"
 #include "platform/thread.h"
 #include "sched/task.h"
@@ -18,6 +19,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -239,18 +241,36 @@ void symbolize(const char *tool) {
   const char *argv[] = {tool, "--inlines", "--demangle", "--functions=linkage",
                         nullptr};
   const char *envp[] = {nullptr};
-  // vfork: no atfork handlers (they take the scheduler's locks), nothing
-  // copied; the child only redirects and executes.
-  pid_t pid = vfork();
-  if (pid == 0) {
-    dup2(in, 0);
-    dup2(outfd, 1);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0)
-      dup2(null, 2);
-    execve(tool, const_cast<char *const *>(argv),
-           const_cast<char *const *>(envp));
-    _exit(127);
+  pid_t pid = -1;
+  if (san::tsan()) {
+    // TSan turns vfork into fork, which runs the atfork handlers (they take
+    // the runtime's locks, one of which a deadlock report holds) and starts
+    // its own threads in the child. posix_spawn clones without either.
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+      return;
+    posix_spawn_file_actions_adddup2(&fa, in, 0);
+    posix_spawn_file_actions_adddup2(&fa, outfd, 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (posix_spawn(&pid, tool, &fa, nullptr, const_cast<char *const *>(argv),
+                    const_cast<char *const *>(envp)) != 0)
+      pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+  } else {
+    // vfork: no atfork handlers (they take the scheduler's locks), nothing
+    // copied, nothing allocated (the dump may run in a signal handler); the
+    // child only redirects and executes.
+    pid = vfork();
+    if (pid == 0) {
+      dup2(in, 0);
+      dup2(outfd, 1);
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0)
+        dup2(null, 2);
+      execve(tool, const_cast<char *const *>(argv),
+             const_cast<char *const *>(envp));
+      _exit(127);
+    }
   }
   if (pid < 0)
     return;
