@@ -263,17 +263,22 @@ int copystack_current_stack(copystack_stack_info *out);
 
 static inline __attribute__((always_inline)) uintptr_t
 copystack_stack_pointer(void) {
-  uintptr_t sp;
-  const uintptr_t *th;
-  /* The stack pointer, and the calling thread's runtime state; volatile: a
-   * task may resume on another thread after any call. */
+  uintptr_t sp, th, task, lo, hi;
+  /* The stack pointer, and from the calling thread's runtime state its
+   * task and that task's stack; volatile: a task may resume on another
+   * thread after any call. Read in the asm, where ThreadSanitizer does not
+   * see the reads: the state is the thread's, and the tasks that run on it
+   * in turn are not ordered by the switches. */
   __asm__ volatile("movq %%rsp, %0\n\t"
                    "movq " COPYSTACK_THREAD_SYMBOL "@gottpoff(%%rip), %1\n\t"
-                   "addq %%fs:0, %1"
-                   : "=r"(sp), "=r"(th));
-  uintptr_t task = th[COPYSTACK_THREAD_TASK / 8];
-  uintptr_t lo = th[COPYSTACK_THREAD_TASK_LO / 8];
-  uintptr_t hi = th[COPYSTACK_THREAD_TASK_HI / 8];
+                   "addq %%fs:0, %1\n\t"
+                   "movq %c5(%1), %2\n\t"
+                   "movq %c6(%1), %3\n\t"
+                   "movq %c7(%1), %4"
+                   : "=&r"(sp), "=&r"(th), "=&r"(task), "=&r"(lo), "=r"(hi)
+                   : "i"(COPYSTACK_THREAD_TASK), "i"(COPYSTACK_THREAD_TASK_LO),
+                     "i"(COPYSTACK_THREAD_TASK_HI));
+  (void)th;
   if (task && sp - lo < hi - lo)
     return COPYSTACK_VIRTUAL_STACK_TOP - (hi - sp);
   return sp;

@@ -2,6 +2,7 @@
 // any stack and in any state the runtime can be in.
 #include "platform/split_stack_notes.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 
 #include <atomic>
 #include <cstdarg>
@@ -66,6 +67,7 @@ void die(const char *line, int level, uintptr_t pc, uintptr_t caller_pc,
     level = g_level.load();
   if (level > 0 && dump_tasks_for_fatal)
     dump_tasks_for_fatal(level, pc, caller_pc, fp);
+  san::ending_process();
   if (level >= 3)
     abort();
   _exit(kFatalExitStatus);

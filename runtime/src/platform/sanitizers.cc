@@ -303,6 +303,21 @@ NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
 
 int internal_threads() { return tsan() ? 1 : 0; }
 
+// UnseenScopes open on this thread (ending_process closes them).
+thread_local int t_unseen_depth;
+
+NO_TSAN void ending_process() {
+  if (!tsan())
+    return;
+  ThreadState &th = san_thread();
+  if (th.run.in_foreign) {
+    th.run.in_foreign = false;
+    __tsan_ignore_thread_end();
+  }
+  for (; t_unseen_depth > 0; --t_unseen_depth)
+    __tsan_ignore_thread_end();
+}
+
 NO_TSAN void thread_exiting() {
   if (!tsan())
     return;
@@ -385,13 +400,17 @@ void acquire_task(const void *key) {
 }
 
 UnseenScope::UnseenScope() {
-  if (tsan())
+  if (tsan()) {
+    ++t_unseen_depth;
     __tsan_ignore_thread_begin();
+  }
 }
 
 UnseenScope::~UnseenScope() {
-  if (tsan())
+  if (tsan() && t_unseen_depth > 0) {
+    --t_unseen_depth;
     __tsan_ignore_thread_end();
+  }
 }
 
 void copy_unseen(void *dst, const void *src, size_t n) {

@@ -75,6 +75,10 @@ void leave_task(const void *key, bool finished);
 // task primitive: TSan's background thread (started with the first thread
 // the program or the runtime creates). 0 without one.
 int internal_threads();
+// The process is about to end with _exit (a fatal error), maybe from a
+// foreign call: TSan's ignores, on in one, end first (TSan reports a thread
+// that ends with them on, and changes the exit status).
+void ending_process();
 // The running task is about to end its thread (pthread_exit): under TSan
 // the thread's own context becomes current again, as TSan's pthread_exit
 // requires; the unwinding that follows ends the task (leave_task).

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
 
@@ -24,14 +25,19 @@ std::atomic<int64_t> g_external_waits{0};
 // One check at a time; a check that finds another under way leaves it.
 std::mutex g_check_lock;
 
-// The threads of the process (/proc/self/stat, field 20), or -1.
+// The threads of the process (/proc/self/stat, field 20), or -1. Raw
+// system calls: the descriptor is the runtime's for a moment, and
+// ThreadSanitizer, which tracks descriptors through the C library's calls,
+// would take its number, reused by the next open in another thread (a
+// memfd_create it does not see), for an object the two share.
 int os_threads() {
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  int fd = static_cast<int>(
+      syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC));
   if (fd < 0)
     return -1;
   char buf[1024];
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
+  ssize_t n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+  syscall(SYS_close, fd);
   if (n <= 0)
     return -1;
   buf[n] = 0;
