@@ -29,7 +29,18 @@ SanitizerCall classifySanitizerCall(StringRef Name) {
 
 bool isReportOnlyCall(const CallBase &CB) {
   const auto *F = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
-  return F && F->getName().starts_with("__ubsan_handle_");
+  if (!F)
+    return false;
+  StringRef N = F->getName();
+  // Not __tsan_acquire/__tsan_release and the mutex annotations: those
+  // name synchronization objects by address.
+  for (StringRef Prefix :
+       {"__ubsan_handle_", "__tsan_read", "__tsan_write", "__tsan_unaligned_",
+        "__tsan_volatile_", "__tsan_atomic", "__tsan_vptr_", "__asan_load",
+        "__asan_store", "__asan_report_", "__asan_exp_"})
+    if (N.starts_with(Prefix))
+      return true;
+  return false;
 }
 
 StringRef whyUnsupportedSanitizer(StringRef Name) {

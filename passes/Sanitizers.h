@@ -39,9 +39,12 @@ enum class SanitizerCall {
 /// How instrumented code calls the sanitizer runtime function Name.
 SanitizerCall classifySanitizerCall(llvm::StringRef Name);
 
-/// Is the call one of UBSan's report handlers (__ubsan_handle_*)? They
-/// print the values they receive, addresses included, and keep none: an
-/// address passed to one does not leave the frame.
+/// Is the call one of the sanitizers' checks, which record or print the
+/// addresses they receive and keep none: UBSan's report handlers
+/// (__ubsan_handle_*), TSan's memory-access hooks (__tsan_read4,
+/// __tsan_unaligned_write8, __tsan_atomic32_load...) and ASan's
+/// (__asan_load4, __asan_report_store8...)? An address passed to one does
+/// not leave the frame.
 bool isReportOnlyCall(const llvm::CallBase &CB);
 
 /// Why copystack cannot support the sanitizer clang calls Name (its

@@ -1,8 +1,10 @@
-; UBSan's checks do not make locals leave the copyable stack: its alignment
-; and pointer-overflow checks turn an address (or a pointer loaded from a
-; local) into an integer, compare it, and pass it to a report handler that
-; prints it; its null checks compare a loaded pointer with null. None of
-; these hands the address to anyone (EscapeAnalysis.cpp).
+; The sanitizers' checks do not make locals leave the copyable stack.
+; UBSan's alignment and pointer-overflow checks turn an address (or a
+; pointer loaded from a local) into an integer, compare it, and pass it to a
+; report handler that prints it; its null checks compare a loaded pointer
+; with null. TSan passes the address of every access to a hook that records
+; it. None of these hands the address to anyone (EscapeAnalysis.cpp,
+; Sanitizers.h).
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 ; RUN: %opt -passes=copystack -pass-remarks='^copystack$' -disable-output %s 2>&1 | FileCheck %s --allow-empty --check-prefix=REMARK --implicit-check-not="moved off"
 ; REMARK-NOT: remark
@@ -11,6 +13,10 @@ target triple = "x86_64-pc-linux-gnu"
 @data = private constant [8 x i8] zeroinitializer
 declare void @__ubsan_handle_type_mismatch_v1_abort(ptr, i64)
 declare void @__ubsan_handle_pointer_overflow_abort(ptr, i64, i64)
+declare void @__tsan_write4(ptr)
+declare void @__tsan_read8(ptr)
+declare void @__tsan_read1(ptr)
+declare i32 @__tsan_atomic32_load(ptr, i32)
 
 ; CHECK-LABEL: define i32 @f(i64 %i)
 ; CHECK:       %anchor = alloca i32
@@ -47,4 +53,21 @@ bad:
 use:
   %r = load i32, ptr %v
   ret i32 %r
+}
+
+; CHECK-LABEL: define i32 @g(i64 %i)
+; CHECK:       %x = alloca i32
+; CHECK:       %q = alloca ptr
+define i32 @g(i64 %i) {
+  %x = alloca i32
+  %q = alloca ptr
+  call void @__tsan_write4(ptr %x)
+  store i32 7, ptr %x
+  store ptr %x, ptr %q
+  call void @__tsan_read8(ptr %q)
+  %p = load ptr, ptr %q
+  %b = getelementptr inbounds i8, ptr %q, i64 %i
+  call void @__tsan_read1(ptr %b)
+  %a = call i32 @__tsan_atomic32_load(ptr %p, i32 5)
+  ret i32 %a
 }
