@@ -86,7 +86,7 @@ bool integerEscapes(const Value *Root) {
       // UBSan's alignment and overflow checks pass the address, as an
       // integer, to a handler that prints it.
       if (const auto *CB = dyn_cast<CallBase>(U))
-        if (isReportOnlyCall(*CB))
+        if (isSanitizerCheck(*CB))
           continue;
       if (isa<BinaryOperator>(U) || isa<TruncInst>(U) || isa<ZExtInst>(U) ||
           isa<SExtInst>(U) || isa<FreezeInst>(U) || isa<SelectInst>(U) ||
@@ -130,6 +130,25 @@ bool isAccessThrough(const Use &U) {
   return false;
 }
 
+// A use of an address that hands it to nobody, for both trackers below:
+// accesses through it (LLVM counts volatile ones as captures, the access
+// being observable), comparisons (LLVM counts those it cannot prove
+// harmless: with null, for a pointer not known dereferenceable, as UBSan's
+// checks do), inline asm operands (trusted not to be kept), the variadic
+// operands of printf-family calls, byval operands, the sanitizers' checks,
+// and an integer made of it that is only compared or reported.
+bool handsNothingOut(const Use &U) {
+  const auto *I = cast<Instruction>(U.getUser());
+  if (isa<LoadInst>(I) || isa<ICmpInst>(I) || isAccessThrough(U))
+    return true;
+  if (const auto *CB = dyn_cast<CallBase>(I))
+    return CB->isInlineAsm() || isFormattedIOOperand(*CB, U) ||
+           isByValOperand(*CB, U) || isSanitizerCheck(*CB);
+  if (const auto *PI = dyn_cast<PtrToIntInst>(I))
+    return !integerEscapes(PI);
+  return false;
+}
+
 class Tracker : public CaptureTracker {
 public:
   explicit Tracker(const SmallPtrSetImpl<Value *> &Locals)
@@ -145,11 +164,7 @@ public:
 
   bool captured(const Use *U) override {
     auto *I = cast<Instruction>(U->getUser());
-    // LLVM counts volatile accesses through an address as captures (the
-    // access is observable), and comparisons it cannot prove harmless (with
-    // null, for a pointer not known dereferenceable: UBSan's checks); none
-    // of them hands the address to anyone.
-    if (isa<LoadInst>(I) || isa<ICmpInst>(I) || isAccessThrough(*U))
+    if (handsNothingOut(*U))
       return false;
     if (auto *SI = dyn_cast<StoreInst>(I)) {
       if (U->getOperandNo() == 0) {
@@ -162,20 +177,11 @@ public:
       }
       return capture("its address is stored where no frame map can see it");
     }
-    if (auto *CB = dyn_cast<CallBase>(I)) {
-      if (CB->isInlineAsm())
-        return false; // inline asm operands are trusted not to be kept
-      if (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U) ||
-          isReportOnlyCall(*CB))
-        return false;
+    if (auto *CB = dyn_cast<CallBase>(I))
       return capture("its address is passed to " + calleeName(*CB) +
                      ", which may keep it");
-    }
-    if (auto *PI = dyn_cast<PtrToIntInst>(I)) {
-      if (!integerEscapes(PI))
-        return false;
+    if (isa<PtrToIntInst>(I))
       return capture("its address is converted to an integer");
-    }
     if (isa<ReturnInst>(I))
       return capture("its address is returned");
     return capture(std::string("its address escapes through ") +
@@ -199,19 +205,8 @@ public:
   bool Captured = false;
   void tooManyUses() override { Captured = true; }
   bool captured(const Use *U) override {
-    if (isa<LoadInst>(U->getUser()) || isa<ICmpInst>(U->getUser()) ||
-        isAccessThrough(*U))
+    if (handsNothingOut(*U))
       return false;
-    auto *CB = dyn_cast<CallBase>(U->getUser());
-    if (CB && CB->isInlineAsm())
-      return false;
-    if (CB && (isFormattedIOOperand(*CB, *U) || isByValOperand(*CB, *U) ||
-               isReportOnlyCall(*CB)))
-      return false;
-    // An integer that is only compared or reported (UBSan's checks).
-    if (auto *PI = dyn_cast<PtrToIntInst>(U->getUser()))
-      if (!integerEscapes(PI))
-        return false;
     Captured = true;
     return true;
   }
@@ -265,7 +260,7 @@ bool leaksContents(Value *B) {
         }
       }
       if (const auto *CB = dyn_cast<CallBase>(I))
-        if (CB->isInlineAsm() || isReportOnlyCall(*CB))
+        if (CB->isInlineAsm() || isSanitizerCheck(*CB))
           continue; // a sanitizer's check reads nothing out of the local
       return true;
     }

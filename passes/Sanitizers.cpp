@@ -27,7 +27,7 @@ SanitizerCall classifySanitizerCall(StringRef Name) {
   return SanitizerCall::None;
 }
 
-bool isReportOnlyCall(const CallBase &CB) {
+bool isSanitizerCheck(const CallBase &CB) {
   const auto *F = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
   if (!F)
     return false;

@@ -45,7 +45,7 @@ SanitizerCall classifySanitizerCall(llvm::StringRef Name);
 /// __tsan_unaligned_write8, __tsan_atomic32_load...) and ASan's
 /// (__asan_load4, __asan_report_store8...)? An address passed to one does
 /// not leave the frame.
-bool isReportOnlyCall(const llvm::CallBase &CB);
+bool isSanitizerCheck(const llvm::CallBase &CB);
 
 /// Why copystack cannot support the sanitizer clang calls Name (its
 /// -fsanitize= spelling), or "" when it can.

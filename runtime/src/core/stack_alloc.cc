@@ -99,7 +99,7 @@ Pool &pool() {
 size_t released_part(uintptr_t lo, size_t size) {
   if (size < kPage)
     return size;
-  uintptr_t a = (lo + kPage - 1) & ~(kPage - 1);
+  uintptr_t a = page_round(lo);
   uintptr_t b = (lo + size) & ~(kPage - 1);
   return b > a ? b - a : 0;
 }
@@ -440,7 +440,7 @@ uintptr_t take_pooled(int c, int k) {
         lo = v.back();
         v.pop_back();
         if (k < 0)
-          p.next_any[c] = (from + i) % kResidues;
+          p.next_any[c] = j;
         return true;
       }
     }
@@ -603,9 +603,8 @@ uint64_t scavenge_stacks() {
       for (size_t i = 0; i < free.size(); ++i) {
         uintptr_t a = free[i];
         if (size >= kPage) {
-          uintptr_t lo = (a + kPage - 1) & ~(kPage - 1);
           if (size_t part = released_part(a, size)) {
-            ranges.push_back({lo, part});
+            ranges.push_back({page_round(a), part});
             bytes += part;
           }
           gone[c].push_back(a);

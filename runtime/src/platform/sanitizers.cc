@@ -309,11 +309,7 @@ thread_local int t_unseen_depth;
 NO_TSAN void ending_process() {
   if (!tsan())
     return;
-  ThreadState &th = san_thread();
-  if (th.run.in_foreign) {
-    th.run.in_foreign = false;
-    __tsan_ignore_thread_end();
-  }
+  __copystack_san_foreign_leave(); // as at exit() (end_foreign_at_exit)
   for (; t_unseen_depth > 0; --t_unseen_depth)
     __tsan_ignore_thread_end();
 }
