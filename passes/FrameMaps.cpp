@@ -108,6 +108,8 @@ private:
       Escaped.push_back(AI);
       Objects.push_back(std::move(O));
     }
+    for (unsigned I = 0; I < Escaped.size(); ++I)
+      zeroStackObject(DL, Escaped[I], Objects[I].Size);
   }
 
   void collectArguments() {

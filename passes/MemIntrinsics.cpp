@@ -9,6 +9,32 @@ using namespace llvm;
 
 namespace copystack {
 
+// FastISel inlines constant sizes up to this.
+static constexpr uint64_t kInlineBytes = 32;
+
+static FunctionCallee libcMemset(Module &M) {
+  LLVMContext &C = M.getContext();
+  Type *Ptr = PointerType::get(C, 0);
+  Type *SizeTy = M.getDataLayout().getIntPtrType(C);
+  return M.getOrInsertFunction(
+      "memset",
+      FunctionType::get(Ptr, {Ptr, Type::getInt32Ty(C), SizeTy}, false));
+}
+
+void zeroMemory(IRBuilder<> &B, Value *Dest, uint64_t Len, Align A) {
+  Function &F = *B.GetInsertBlock()->getParent();
+  if (F.hasOptNone() && Len > kInlineBytes) {
+    Module &M = *F.getParent();
+    B.CreateCall(libcMemset(M),
+                 {Dest, B.getInt32(0),
+                  ConstantInt::get(M.getDataLayout().getIntPtrType(
+                                       M.getContext()),
+                                   Len)});
+    return;
+  }
+  B.CreateMemSet(Dest, B.getInt8(0), Len, A);
+}
+
 void memIntrinsicsToCalls(Function &F) {
   if (!F.hasOptNone())
     return;
@@ -21,17 +47,14 @@ void memIntrinsicsToCalls(Function &F) {
     for (Instruction &I : BB)
       if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
         auto *Len = dyn_cast<ConstantInt>(MI->getLength());
-        if (!Len || Len->getZExtValue() > 32)
+        if (!Len || Len->getZExtValue() > kInlineBytes)
           Work.push_back(MI);
       }
   for (MemIntrinsic *MI : Work) {
     IRBuilder<> B(MI);
     Value *Len = B.CreateZExtOrTrunc(MI->getLength(), SizeTy);
     if (auto *MS = dyn_cast<MemSetInst>(MI)) {
-      FunctionCallee Fn = M.getOrInsertFunction(
-          "memset", FunctionType::get(Ptr, {Ptr, B.getInt32Ty(), SizeTy},
-                                      false));
-      B.CreateCall(Fn, {MS->getDest(),
+      B.CreateCall(libcMemset(M), {MS->getDest(),
                         B.CreateZExt(MS->getValue(), B.getInt32Ty()), Len});
     } else {
       auto *MT = cast<MemTransferInst>(MI);

@@ -10,11 +10,17 @@
 #define COPYSTACK_PASSES_MEMINTRINSICS_H
 
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
 
 namespace copystack {
 
 /// In an optnone function: large or variable-size mem intrinsics become calls.
 void memIntrinsicsToCalls(llvm::Function &F);
+
+/// Zeroes Len bytes at Dest where B inserts: a memset intrinsic, or in an
+/// optnone function and above FastISel's inline size, a call to memset.
+void zeroMemory(llvm::IRBuilder<> &B, llvm::Value *Dest, uint64_t Len,
+                llvm::Align A);
 
 } // namespace copystack
 

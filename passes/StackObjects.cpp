@@ -1,8 +1,10 @@
 //===- StackObjects.cpp - use-based layouts of stack objects -------------===//
 #include "StackObjects.h"
+#include "MemIntrinsics.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
@@ -188,6 +190,48 @@ WordLayout describeStackObject(const DataLayout &DL, Value *Base,
     L.Pointers.set();
   addUseLayout(DL, Base, ObjectBytes, L);
   return L;
+}
+
+// Whether the first instruction at or after At that touches memory writes
+// all Bytes of AI: then zeroes before it would be dead.
+static bool overwrittenWhole(const DataLayout &DL, Instruction *At,
+                             AllocaInst *AI, uint64_t Bytes) {
+  for (Instruction *I = At; I; I = I->getNextNode()) {
+    if (isa<DbgInfoIntrinsic>(I))
+      continue;
+    if (auto *II = dyn_cast<IntrinsicInst>(I))
+      if (II->isLifetimeStartOrEnd())
+        continue;
+    if (auto *MI = dyn_cast<MemIntrinsic>(I)) {
+      auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+      return MI->getDest()->stripPointerCasts() == AI && Len &&
+             Len->getZExtValue() >= Bytes;
+    }
+    if (auto *SI = dyn_cast<StoreInst>(I))
+      return SI->getPointerOperand()->stripPointerCasts() == AI &&
+             DL.getTypeStoreSize(SI->getValueOperand()->getType())
+                     .getFixedValue() >= Bytes;
+    return false;
+  }
+  return false;
+}
+
+void zeroStackObject(const DataLayout &DL, AllocaInst *AI, uint64_t Bytes) {
+  SmallVector<Instruction *, 4> At;
+  for (User *U : AI->users())
+    if (auto *II = dyn_cast<IntrinsicInst>(U))
+      if (II->getIntrinsicID() == Intrinsic::lifetime_start)
+        At.push_back(II->getNextNode());
+  // Without lifetime markers the object lives for the whole call: before
+  // its first use, which follows the entry block's allocas.
+  if (At.empty())
+    At.push_back(&*AI->getParent()->getFirstNonPHIOrDbgOrAlloca());
+  for (Instruction *I : At) {
+    if (overwrittenWhole(DL, I, AI, Bytes))
+      continue;
+    IRBuilder<> B(I);
+    zeroMemory(B, AI, Bytes, AI->getAlign());
+  }
 }
 
 } // namespace copystack

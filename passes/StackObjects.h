@@ -23,6 +23,7 @@
 
 #include "TypeLayout.h"
 
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Value.h"
 
 namespace copystack {
@@ -35,6 +36,17 @@ void addUseLayout(const llvm::DataLayout &DL, llvm::Value *Base,
 /// The full description of a static alloca or byval object.
 WordLayout describeStackObject(const llvm::DataLayout &DL, llvm::Value *Base,
                                llvm::Type *DeclaredType, uint64_t ObjectBytes);
+
+/// Makes the static alloca AI start as Bytes zeros at each start of its
+/// lifetime (at function entry if it has no lifetime markers), unless the
+/// program overwrites all of it there first. Every word of a frame may be
+/// range-checked, directly or after a copy through a register, and a word
+/// the program writes only partly must not keep stale bytes of a dead
+/// frame: with them it can look like an address inside the stack, and the
+/// move would change the bytes the program wrote (docs/maps.md, "Words only
+/// partly written").
+void zeroStackObject(const llvm::DataLayout &DL, llvm::AllocaInst *AI,
+                     uint64_t Bytes);
 
 } // namespace copystack
 

@@ -135,6 +135,39 @@ __attribute__((noinline, weak)) short short_read_in(short v) {
   return n.s;
 }
 
+// A byte at bit 16 of its word, which a 64 KiB move does change: the
+// object must not hold stale bytes around it (every stack object starts as
+// zeros, passes/StackObjects.h). Written by a callee, read from a pipe, and
+// stored by the function itself into an array whose address escapes to
+// asm (examples/makefile-consumer's shape: 1 run in 20 lost bytes).
+struct bytes8 {
+  unsigned char b[8];
+} __attribute__((aligned(8)));
+__attribute__((noinline, weak)) void set_byte(struct bytes8 *p, int i,
+                                              unsigned char v) {
+  p->b[i] = v;
+}
+__attribute__((noinline, weak)) unsigned char byte_by_callee(unsigned char v) {
+  struct bytes8 n;
+  set_byte(&n, 2, v);
+  grow();
+  return n.b[2];
+}
+__attribute__((noinline, weak)) unsigned char byte_read_in(unsigned char v) {
+  struct bytes8 n;
+  REQUIRE(write(pipe_fds[1], &v, 1) == 1);
+  REQUIRE(read(pipe_fds[0], &n.b[2], 1) == 1);
+  grow();
+  return n.b[2];
+}
+__attribute__((noinline, weak)) unsigned char byte_stored(unsigned char v) {
+  _Alignas(8) unsigned char buf[64];
+  buf[2] = v;
+  __asm__ volatile("" : : "r"(buf) : "memory");
+  grow();
+  return buf[2];
+}
+
 static int failures;
 #define EXPECT_SAME(shape, same)                                               \
   do {                                                                         \
@@ -169,6 +202,14 @@ LD_SHAPE(read_in)
 SHORT_SHAPE(short_by_callee)
 SHORT_SHAPE(short_copied_in)
 SHORT_SHAPE(short_read_in)
+#define BYTE_SHAPE(name)                                                       \
+  static int shape_##name(uintptr_t t) {                                      \
+    fill(t);                                                                   \
+    return name((unsigned char)(t >> 16)) == (unsigned char)(t >> 16);         \
+  }
+BYTE_SHAPE(byte_by_callee)
+BYTE_SHAPE(byte_read_in)
+BYTE_SHAPE(byte_stored)
 
 struct shape {
   const char *name;
@@ -178,7 +219,8 @@ struct shape {
 static const struct shape shapes[] = {
     SHAPE(pass_on_stack),   SHAPE(keep_in_spill),   SHAPE(written_by_callee),
     SHAPE(copied_in),       SHAPE(read_in),         SHAPE(short_by_callee),
-    SHAPE(short_copied_in), SHAPE(short_read_in),
+    SHAPE(short_copied_in), SHAPE(short_read_in),   SHAPE(byte_by_callee),
+    SHAPE(byte_read_in),    SHAPE(byte_stored),
 };
 
 static void run(void *arg) {
