@@ -8,6 +8,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <optional>
 
@@ -192,6 +193,13 @@ WordLayout describeStackObject(const DataLayout &DL, Value *Base,
   return L;
 }
 
+// Off only to measure what the zeroing costs (scripts/bench-overhead): the
+// words it protects can then change at a move.
+static cl::opt<bool> ZeroObjectsOpt(
+    "copystack-zero-objects", cl::Hidden, cl::init(true),
+    cl::desc("Zero every stack object at the start of its lifetime (off: "
+             "unsafe, for measuring the cost only)"));
+
 // Whether the first instruction at or after At that touches memory writes
 // all Bytes of AI: then zeroes before it would be dead.
 static bool overwrittenWhole(const DataLayout &DL, Instruction *At,
@@ -217,6 +225,8 @@ static bool overwrittenWhole(const DataLayout &DL, Instruction *At,
 }
 
 void zeroStackObject(const DataLayout &DL, AllocaInst *AI, uint64_t Bytes) {
+  if (!ZeroObjectsOpt)
+    return;
   SmallVector<Instruction *, 4> At;
   for (User *U : AI->users())
     if (auto *II = dyn_cast<IntrinsicInst>(U))
