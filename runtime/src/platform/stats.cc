@@ -14,6 +14,24 @@ std::atomic<copystack_growth_hook> g_hook{nullptr};
 std::atomic<void *> g_hook_data{nullptr};
 } // namespace
 
+namespace {
+std::atomic<unsigned> g_next_shard{0};
+thread_local int t_shard = -1;
+} // namespace
+
+void ShardedCounter::add(int64_t n) {
+  if (t_shard < 0)
+    t_shard = static_cast<int>(g_next_shard.fetch_add(1) % kShards);
+  shards_[t_shard].v.fetch_add(n, std::memory_order_relaxed);
+}
+
+int64_t ShardedCounter::load() const {
+  int64_t sum = 0;
+  for (const Shard &s : shards_)
+    sum += s.v.load(std::memory_order_relaxed);
+  return sum;
+}
+
 Stats &stats() {
   static Stats s;
   return s;

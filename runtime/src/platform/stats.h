@@ -10,8 +10,25 @@
 
 namespace copystack_rt {
 
+// A counter that every thread updates often (a spawn, a stack's allocation
+// and release): one cache line per shard, a thread adds to its own, a read
+// sums them. A single atomic moved its cache line between the spawning
+// thread and the worker that ends the task, on every task.
+class ShardedCounter {
+public:
+  void add(int64_t n);
+  int64_t load() const;
+
+private:
+  static constexpr int kShards = 16;
+  struct alignas(64) Shard {
+    std::atomic<int64_t> v{0};
+  };
+  Shard shards_[kShards];
+};
+
 struct Stats {
-  std::atomic<uint64_t> tasks_created{0};
+  ShardedCounter tasks_created;
   std::atomic<uint64_t> growths{0};
   std::atomic<uint64_t> moves{0};
   std::atomic<uint64_t> bytes_copied{0};
