@@ -4,6 +4,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
 
@@ -21,18 +22,55 @@ static FunctionCallee libcMemset(Module &M) {
       FunctionType::get(Ptr, {Ptr, Type::getInt32Ty(C), SizeTy}, false));
 }
 
+// Zeroing written out as stores: a store per word up to this many bytes,
+// a loop of them beyond.
+static constexpr uint64_t kStoreBytes = 64;
+
+static bool definesMemset(const Module &M) {
+  const Function *F = M.getFunction("memset");
+  return F && !F->isDeclaration();
+}
+
 void zeroMemory(IRBuilder<> &B, Value *Dest, uint64_t Len, Align A) {
   Function &F = *B.GetInsertBlock()->getParent();
-  if (F.hasOptNone() && Len > kInlineBytes) {
-    Module &M = *F.getParent();
-    B.CreateCall(libcMemset(M),
-                 {Dest, B.getInt32(0),
-                  ConstantInt::get(M.getDataLayout().getIntPtrType(
-                                       M.getContext()),
-                                   Len)});
+  Module &M = *F.getParent();
+  // A module that defines memset must not have its functions call it for
+  // zeroing the program never asked for (memset's own locals would recurse,
+  // and a memset kept off copyable stacks would run on one): there, and for
+  // small sizes at -O0 (FastISel makes a call of every memset intrinsic),
+  // plain stores.
+  const bool Own = definesMemset(M);
+  if (!Own && !F.hasOptNone()) {
+    B.CreateMemSet(Dest, B.getInt8(0), Len, A);
     return;
   }
-  B.CreateMemSet(Dest, B.getInt8(0), Len, A);
+  Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
+  if (!Own && Len > kStoreBytes) {
+    B.CreateCall(libcMemset(M),
+                 {Dest, B.getInt32(0), ConstantInt::get(SizeTy, Len)});
+    return;
+  }
+  Type *I64 = B.getInt64Ty();
+  const uint64_t Words = Len / 8;
+  if (Len <= kStoreBytes) {
+    for (uint64_t W = 0; W < Words; ++W)
+      B.CreateAlignedStore(ConstantInt::get(I64, 0),
+                           B.CreateConstInBoundsGEP1_64(I64, Dest, W),
+                           commonAlignment(A, W * 8));
+  } else {
+    Instruction *After = &*B.GetInsertPoint();
+    auto [Body, Index] = SplitBlockAndInsertSimpleForLoop(
+        ConstantInt::get(SizeTy, Words), After);
+    IRBuilder<> LB(Body);
+    LB.CreateAlignedStore(ConstantInt::get(I64, 0),
+                          LB.CreateInBoundsGEP(I64, Dest, Index),
+                          commonAlignment(A, 8));
+    B.SetInsertPoint(After);
+  }
+  for (uint64_t I = Words * 8; I < Len; ++I)
+    B.CreateAlignedStore(B.getInt8(0), B.CreateConstInBoundsGEP1_64(
+                                           B.getInt8Ty(), Dest, I),
+                         commonAlignment(A, I));
 }
 
 void memIntrinsicsToCalls(Function &F) {

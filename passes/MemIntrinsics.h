@@ -17,8 +17,10 @@ namespace copystack {
 /// In an optnone function: large or variable-size mem intrinsics become calls.
 void memIntrinsicsToCalls(llvm::Function &F);
 
-/// Zeroes Len bytes at Dest where B inserts: a memset intrinsic, or in an
-/// optnone function and above FastISel's inline size, a call to memset.
+/// Zeroes Len bytes at Dest where B inserts: a memset intrinsic; in an
+/// optnone function, stores (small sizes) or a call to memset; in a module
+/// that defines memset, stores or a loop of them (B may be left in another
+/// block, before the same instruction).
 void zeroMemory(llvm::IRBuilder<> &B, llvm::Value *Dest, uint64_t Len,
                 llvm::Align A);
 

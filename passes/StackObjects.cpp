@@ -210,15 +210,21 @@ static bool overwrittenWhole(const DataLayout &DL, Instruction *At,
     if (auto *II = dyn_cast<IntrinsicInst>(I))
       if (II->isLifetimeStartOrEnd())
         continue;
+    if (!I->mayReadOrWriteMemory()) // address arithmetic, casts
+      continue;
     if (auto *MI = dyn_cast<MemIntrinsic>(I)) {
       auto *Len = dyn_cast<ConstantInt>(MI->getLength());
       return MI->getDest()->stripPointerCasts() == AI && Len &&
              Len->getZExtValue() >= Bytes;
     }
-    if (auto *SI = dyn_cast<StoreInst>(I))
+    // (An aggregate's store size counts its padding, which the store does
+    // not write.)
+    if (auto *SI = dyn_cast<StoreInst>(I)) {
+      Type *T = SI->getValueOperand()->getType();
       return SI->getPointerOperand()->stripPointerCasts() == AI &&
-             DL.getTypeStoreSize(SI->getValueOperand()->getType())
-                     .getFixedValue() >= Bytes;
+             !T->isAggregateType() &&
+             DL.getTypeStoreSize(T).getFixedValue() >= Bytes;
+    }
     return false;
   }
   return false;
