@@ -10,7 +10,8 @@ using namespace llvm;
 
 namespace copystack {
 
-// FastISel inlines constant sizes up to this.
+// FastISel inlines memcpy and memmove of constant sizes up to this (a
+// memset intrinsic of any size it makes a call).
 static constexpr uint64_t kInlineBytes = 32;
 
 static FunctionCallee libcMemset(Module &M) {

@@ -3,7 +3,9 @@
 // FastISel (-O0) lowers memcpy, memmove and memset intrinsics to calls
 // through the PLT, ignoring RtLibUseGOT. In functions it compiles, make
 // them plain calls to the libc functions, which bindEagerly() then binds at
-// load time. Small constant sizes stay intrinsics: FastISel inlines them.
+// load time. Small constant sizes stay intrinsics: FastISel inlines those
+// of memcpy and memmove (and calls memset through the PLT, which the
+// drivers' -z now binds at load time too).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COPYSTACK_PASSES_MEMINTRINSICS_H
