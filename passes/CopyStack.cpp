@@ -2,6 +2,7 @@
 #include "CopyStack.h"
 #include "Attributes.h"
 #include "BlockingCalls.h"
+#include "DispatchStubs.h"
 #include "EscapeAnalysis.h"
 #include "Exceptions.h"
 #include "ForeignCalls.h"
@@ -39,6 +40,7 @@ STATISTIC(NumSystemStack, "Functions left on the thread's stack");
 STATISTIC(NumPinned, "Locals moved to the pinned area");
 STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
+STATISTIC(NumLinked, "Calls sent through a dispatch stub the linker binds");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
 STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
 STATISTIC(NumLoopPolls, "Preemption polls at loop back edges");
@@ -48,6 +50,12 @@ namespace copystack {
 static cl::opt<bool> VerifyEach(
     "copystack-verify", cl::Hidden, cl::init(false),
     cl::desc("Run the IR verifier after each copystack step"));
+
+static cl::opt<bool> DispatchStubsOpt(
+    "copystack-dispatch-stubs", cl::Hidden, cl::init(true),
+    cl::desc("Send calls of other objects' functions through stubs the "
+             "linker binds to instrumented definitions (DispatchStubs.h); "
+             "off: test the callee's prefix at every such call"));
 
 namespace {
 
@@ -121,7 +129,8 @@ void checkStep(Function &F, const char *Step) {
 } // namespace
 
 // The steps on one instrumented function, in CopyStack.h's order.
-static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
+static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
+                       DispatchStubs &Stubs) {
   ForeignCallStats FS;
   FrameMapStats MS;
   PinStats PS;
@@ -141,6 +150,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks) {
   prepareExceptions(F);
   prepareSetjmp(F);
   lowerThreadLocalAddresses(F);
+  if (DispatchStubsOpt)
+    NumLinked += Stubs.redirect(F, P);
   rewriteForeignCalls(F, P, Thunks, FS);
   checkStep(F, "foreign calls");
   NumLoopPolls += insertLoopPolls(F, P);
@@ -216,11 +227,17 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   warnStackDepthChecks(M, Work);
   inferCaptures(M, P);
   ThunkCache Thunks(M);
+  DispatchStubs Stubs(M);
   for (Function *F : Work)
-    instrument(*F, P, Thunks);
+    instrument(*F, P, Thunks, Stubs);
+  for (Function *S : Stubs.created())
+    instrument(*S, P, Thunks, Stubs);
+  if (DispatchStubsOpt)
+    defineDispatchAliases(M, Work);
   // Functions on the system stack never change threads mid-call: their
   // thread_local addresses go back to the intrinsic.
   SmallPtrSet<Function *, 32> InWork(Work.begin(), Work.end());
+  InWork.insert(Stubs.created().begin(), Stubs.created().end());
   for (Function &F : M)
     if (!F.isDeclaration() && !InWork.count(&F))
       restoreThreadLocalAddresses(F);

@@ -286,6 +286,16 @@ private:
                                    GlobalValue::InternalLinkage, Init,
                                    Base + ".map");
     Map->setAlignment(Align(8));
+    // A function in a COMDAT group (an inline function, a template, a
+    // dispatch stub) may be one of many copies the linker keeps one of:
+    // its map goes with it.
+    if (Comdat *CD = F.getComdat()) {
+      for (Constant *G : {ObjectsPtr, BitmapsPtr, ResolvePtr})
+        if (auto *GO = dyn_cast<GlobalObject>(G))
+          GO->setComdat(CD);
+      NameGV->setComdat(CD);
+      Map->setComdat(CD);
+    }
     return Map;
   }
 

@@ -60,6 +60,12 @@ inline constexpr llvm::StringLiteral GeneratedAttr = "copystack-generated";
 inline constexpr llvm::StringLiteral InPlaceAttr = "copystack-inplace";
 /// On the shim that keeps a variadic function's signature (VarargShims.h).
 inline constexpr llvm::StringLiteral VarargShimAttr = "copystack-vararg-shim";
+/// On the weak stubs calls of other objects' functions go through, and the
+/// prefix of their names and of the aliases that replace them at link time
+/// (DispatchStubs.h).
+inline constexpr llvm::StringLiteral DispatchStubAttr =
+    "copystack-dispatch-stub";
+inline constexpr const char DispatchPrefix[] = "__copystack_dispatch.";
 
 /// On the load of a foreign call's result: the callee returns fresh memory.
 inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";

@@ -145,6 +145,9 @@ CallKind Policy::classify(const CallBase &CB) const {
     return CallKind::Dispatch;
   if (G->isIntrinsic())
     return CallKind::NotACall;
+  // The stub, or the instrumented function the linker put in its place.
+  if (G->hasFnAttribute(names::DispatchStubAttr))
+    return CallKind::Direct;
   if (G->getName() == names::ForeignCall || G->getName() == names::LandingPad)
     return CallKind::NotACall;
   if (G->isDeclaration() && isInPlaceLibcall(G->getName()))

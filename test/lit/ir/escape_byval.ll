@@ -15,7 +15,7 @@ declare void @keep(ptr)
 ; CHECK:       %t.pinned = getelementptr i8, ptr %pinned, i64 0
 ; CHECK:       call void @llvm.memcpy.p0.p0.i64(ptr align 8 %t.pinned, ptr align 8 %t, i64 56, i1 false)
 ; CHECK:       store ptr %t.pinned, ptr %h.pinned
-; CHECK:       call void @keep(ptr %h.pinned)
+; CHECK:       call void @{{(__copystack_dispatch\.)?}}keep(ptr %h.pinned)
 ; CHECK:       load i64, ptr %t.pinned
 define i64 @kept(ptr byval(%struct.big) align 8 %t) {
   %h = alloca ptr

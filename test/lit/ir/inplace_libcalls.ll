@@ -10,7 +10,7 @@ declare ptr @getenv(ptr)
 
 ; CHECK-LABEL: define i64 @f(ptr %s)
 ; CHECK:       %n = call i64 @strlen(ptr %s)
-; CHECK-NEXT:  load i64, ptr getelementptr (i8, ptr @getenv, i64 -16)
+; CHECK-NEXT:  call ptr @__copystack_dispatch.getenv(ptr %s)
 define i64 @f(ptr %s) {
   %n = call i64 @strlen(ptr %s)
   %e = call ptr @getenv(ptr %s)

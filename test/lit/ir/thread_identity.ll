@@ -17,10 +17,10 @@ declare ptr @llvm.threadlocal.address.p0(ptr) nounwind memory(none)
 declare void @may_park()
 
 ; CHECK-LABEL: define void @loop(i32 %n)
-; CHECK:       call void @may_park()
+; CHECK:       call void @{{(__copystack_dispatch\.)?}}may_park()
 ; CHECK:       %[[A:tls[0-9]*]] = call ptr @__copystack.tls.counter()
 ; CHECK-NEXT:  load i64, ptr %[[A]]
-; CHECK:       call void @may_park()
+; CHECK:       call void @{{(__copystack_dispatch\.)?}}may_park()
 ; CHECK:       %[[B:tls[0-9]*]] = call ptr @__copystack.tls.counter()
 ; CHECK-NEXT:  store i64 {{.*}}, ptr %[[B]]
 define void @loop(i32 %n) {
@@ -45,7 +45,7 @@ done:
 ; "Did I move?" is not folded to false.
 ; CHECK-LABEL: define {{.*}}i1 @moved()
 ; CHECK:       call i64 @pthread_self()
-; CHECK:       call void @may_park()
+; CHECK:       call void @{{(__copystack_dispatch\.)?}}may_park()
 ; CHECK:       call i64 @pthread_self()
 ; CHECK:       icmp ne
 define i1 @moved() {

@@ -13,7 +13,7 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 ; CHECK-LABEL: define void @markers(
 ; CHECK: call void @llvm.lifetime.start.p0(i64 64, ptr %buf)
 ; CHECK-NEXT: call void @llvm.memset.p0.i64(ptr align 8 %buf, i8 0, i64 64, i1 false)
-; CHECK: call void @fill(ptr %buf)
+; CHECK: call void @{{(__copystack_dispatch\.)?}}fill(ptr %buf)
 ; CHECK: call void @llvm.lifetime.start.p0(i64 64, ptr %buf)
 ; CHECK-NEXT: call void @llvm.memset.p0.i64(ptr align 8 %buf, i8 0, i64 64, i1 false)
 define void @markers(i1 %c) {
