@@ -1,21 +1,31 @@
 //===- PinnedAllocas.cpp - locals that live off the copyable stack -------===//
 #include "PinnedAllocas.h"
 #include "Names.h"
+#include "VaListSlots.h"
 
 #include "copystack/abi.h"
 
 #include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/SSAUpdater.h"
 
 using namespace llvm;
 
 namespace copystack {
+
+static cl::opt<bool> SinkPinsOpt(
+    "copystack-sink-pins", cl::Hidden, cl::init(true),
+    cl::desc("Allocate a function's pinned block where its locals are "
+             "first needed rather than at entry, when that is outside any "
+             "loop"));
 
 // Static allocas aligned beyond this make LLVM realign the frame.
 static constexpr uint64_t MaxFrameAlign = 16;
@@ -119,13 +129,20 @@ public:
     Req = IRBuilder<>(&Entry, Entry.getFirstInsertionPt())
               .CreateAlloca(StructType::get(C, {I64, I64, I64}), nullptr,
                             "pin.req");
-    IRBuilder<> B(&Entry, Entry.getFirstNonPHIOrDbgOrAlloca());
+    BasicBlock *Home = &Entry;
+    if (Dynamic.empty() && !HasEH && !HasSetjmp)
+      Home = sinkTarget(Static);
+    bool Sunk = Home != &Entry;
+    IRBuilder<> B(Home, Home == &Entry ? Entry.getFirstNonPHIOrDbgOrAlloca()
+                                       : Home->getFirstInsertionPt());
     Value *Th = thread(B);
     Mark = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_TOP),
                                "pin.mark"));
     Value *After = Mark;
     if (!Static.empty()) {
-      After = pinStatic(B, Static, Pinned);
+      // Right after the mark, with no call between: the same thread, and
+      // the top is the mark.
+      After = pinStatic(B, Static, Pinned, Th, Mark);
       Stats.Static += Static.size();
     }
     for (AllocaInst *AI : Dynamic)
@@ -145,8 +162,11 @@ public:
           if (CB->hasFnAttr(Attribute::ReturnsTwice))
             Jumps.push_back(&I);
       }
-    for (Instruction *I : Exits)
-      restore(I, Mark);
+    if (Sunk)
+      restoreWhereTaken(Exits);
+    else
+      for (Instruction *I : Exits)
+        restore(I, Mark);
     // A landing pad may still use this frame's pinned locals: put the top
     // back to just below them. With dynamic ones live at unknown depth,
     // leave the top alone (the frame's exit gives everything back).
@@ -206,12 +226,27 @@ private:
     return B.CreateStructGEP(Req->getAllocatedType(), Req, I);
   }
 
+  // The request lives only around the (rare) runtime call that takes it:
+  // with lifetime markers, its zeroing (StackObjects.h) happens there too,
+  // not at every entry.
+  void reqLifetime(IRBuilder<> &B, bool Start) {
+    uint64_t Size = DL.getTypeAllocSize(Req->getAllocatedType());
+    if (Start)
+      B.CreateLifetimeStart(Req, B.getInt64(Size));
+    else
+      B.CreateLifetimeEnd(Req, B.getInt64(Size));
+  }
+
   // Allocates Size bytes aligned to Align at B's insertion point; returns
   // the new top (the allocation) as an integer. B ends in the join block.
-  Value *allocate(IRBuilder<> &B, Value *Size, uint64_t Align) {
-    Value *Th = thread(B);
+  // Th and Top, when given, are the thread and the top just read there.
+  Value *allocate(IRBuilder<> &B, Value *Size, uint64_t Align,
+                  Value *Th = nullptr, Value *Top = nullptr) {
+    if (!Th)
+      Th = thread(B);
     Value *TopP = field(B, Th, COPYSTACK_THREAD_PIN_TOP);
-    Value *Top = tagged(B.CreateLoad(I64, TopP));
+    if (!Top)
+      Top = tagged(B.CreateLoad(I64, TopP));
     Value *Lo = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_LO)));
     Value *Need = B.CreateAdd(Size, B.getInt64(Align - 1));
     Value *Fits = B.CreateICmpUGE(B.CreateSub(Top, Lo), Need);
@@ -224,10 +259,12 @@ private:
                                 Fast.getInt64(~(Align - 1)));
     Fast.CreateStore(New, TopP);
     IRBuilder<> Slow(ElseT);
+    reqLifetime(Slow, true);
     Slow.CreateStore(Size, reqField(Slow, 0));
     Slow.CreateStore(Slow.getInt64(Align), reqField(Slow, 1));
     foreignCall(Slow, names::PinGrow);
     Value *Got = tagged(Slow.CreateLoad(I64, reqField(Slow, 2)));
+    reqLifetime(Slow, false);
     BasicBlock *Join = ThenT->getSuccessor(0);
     B.SetInsertPoint(Join, Join->getFirstInsertionPt());
     PHINode *Phi = B.CreatePHI(I64, 2, "pin.top");
@@ -266,7 +303,8 @@ private:
 
   Value *pinStatic(IRBuilder<> &B,
                    ArrayRef<std::pair<Value *, std::string>> Static,
-                   SmallVectorImpl<PinnedObject> &Pinned) {
+                   SmallVectorImpl<PinnedObject> &Pinned, Value *Th,
+                   Value *Top) {
     // Lay the locals out in one block, each at its own alignment.
     uint64_t Offset = 0, MaxAlign = 16;
     SmallVector<uint64_t, 8> Offsets;
@@ -278,7 +316,7 @@ private:
       Offset += Size;
     }
     uint64_t Total = alignTo(std::max<uint64_t>(Offset, 1), MaxAlign);
-    Value *Base = allocate(B, B.getInt64(Total), MaxAlign);
+    Value *Base = allocate(B, B.getInt64(Total), MaxAlign, Th, Top);
     Value *BaseP = pinnedPointer(B, Base);
     // B inserts before the first instruction after the split, which may be
     // a lifetime marker about to go: make every address first.
@@ -334,6 +372,83 @@ private:
     AI->eraseFromParent();
   }
 
+  // Where the static block can be allocated instead of at entry: the
+  // nearest block that dominates every use of the pinned locals, if it is
+  // in no cycle (allocating once per pass of a loop would take a block per
+  // iteration). A lua_geti that needs its one pinned local only on its
+  // slow path then pays for it only there. Entry when there is no better
+  // place, or when the sinking is off; va_lists stay at entry (their slots
+  // are named from the block's allocation, VaListSlots.h).
+  BasicBlock *sinkTarget(ArrayRef<std::pair<Value *, std::string>> Static) {
+    BasicBlock *Entry = &F.getEntryBlock();
+    if (!SinkPinsOpt || Static.empty())
+      return Entry;
+    DominatorTree DT(F);
+    BasicBlock *D = nullptr;
+    for (auto &[V, Why] : Static) {
+      Type *T = isa<AllocaInst>(V) ? cast<AllocaInst>(V)->getAllocatedType()
+                                   : cast<Argument>(V)->getParamByValType();
+      if (holdsVaList(DL, T))
+        return Entry;
+      for (Use &U : V->uses()) {
+        auto *I = dyn_cast<Instruction>(U.getUser());
+        if (!I)
+          return Entry;
+        if (auto *II = dyn_cast<IntrinsicInst>(I))
+          if (II->isLifetimeStartOrEnd())
+            continue;
+        BasicBlock *BB = I->getParent();
+        if (auto *P = dyn_cast<PHINode>(I))
+          BB = P->getIncomingBlock(U);
+        D = D ? DT.findNearestCommonDominator(D, BB) : BB;
+      }
+    }
+    if (!D || D == Entry || D->isEHPad() || inCycle(D))
+      return Entry;
+    return D;
+  }
+
+  static bool inCycle(BasicBlock *D) {
+    SmallVector<BasicBlock *, 16> Work(succ_begin(D), succ_end(D));
+    SmallPtrSet<BasicBlock *, 32> Seen;
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (BB == D)
+        return true;
+      if (Seen.insert(BB).second)
+        Work.append(succ_begin(BB), succ_end(BB));
+    }
+    return false;
+  }
+
+  // With the block allocated below entry, a return the allocation does not
+  // dominate gives back only if its path took the block: the mark there is
+  // ~0 (never a top) on the paths that did not.
+  void restoreWhereTaken(ArrayRef<Instruction *> Exits) {
+    auto *MarkI = cast<Instruction>(Mark);
+    Constant *None = ConstantInt::getAllOnesValue(I64);
+    DominatorTree DT(F);
+    SSAUpdater SSA;
+    SSA.Initialize(I64, "pin.mark.taken");
+    SSA.AddAvailableValue(&F.getEntryBlock(), None);
+    SSA.AddAvailableValue(MarkI->getParent(), Mark);
+    SmallVector<std::pair<Instruction *, Value *>, 8> Work;
+    for (Instruction *I : Exits)
+      Work.push_back({I, DT.dominates(MarkI, I)
+                             ? Mark
+                             : SSA.GetValueInMiddleOfBlock(I->getParent())});
+    for (auto [I, V] : Work) {
+      if (V == Mark) {
+        restore(I, Mark);
+        continue;
+      }
+      IRBuilder<> B(I);
+      Instruction *Then = SplitBlockAndInsertIfThen(
+          B.CreateICmpNE(V, None), I->getIterator(), /*Unreachable=*/false);
+      restore(Then, V);
+    }
+  }
+
   // Puts the pinned top back to V before I.
   void restore(Instruction *I, Value *V) {
     IRBuilder<> B(I);
@@ -347,8 +462,10 @@ private:
     IRBuilder<> Fast(ThenT);
     Fast.CreateStore(V, field(Fast, Th, COPYSTACK_THREAD_PIN_TOP));
     IRBuilder<> Slow(ElseT);
+    reqLifetime(Slow, true);
     Slow.CreateStore(V, reqField(Slow, 0));
     foreignCall(Slow, names::PinRelease);
+    reqLifetime(Slow, false);
   }
 
   void restoreAfter(Instruction *I, Value *V) {

@@ -55,6 +55,12 @@ bool isStackObject(const Value *P) {
 
 } // namespace
 
+bool holdsVaList(const DataLayout &DL, Type *T) {
+  SmallVector<uint64_t, 2> Offsets;
+  vaListOffsets(DL, T, 0, Offsets);
+  return !Offsets.empty();
+}
+
 unsigned addVaListSlots(Function &F, ArrayRef<PinnedObject> Pinned) {
   Module &M = *F.getParent();
   const DataLayout &DL = M.getDataLayout();

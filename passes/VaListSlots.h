@@ -36,6 +36,10 @@ namespace copystack {
 /// the number of slots.
 unsigned addVaListSlots(llvm::Function &F, llvm::ArrayRef<PinnedObject> Pinned);
 
+/// Whether an object of type T holds a va_list (which the slots above name
+/// from the point its pinned address exists).
+bool holdsVaList(const llvm::DataLayout &DL, llvm::Type *T);
+
 } // namespace copystack
 
 #endif

@@ -1,0 +1,58 @@
+; A function's pinned block is allocated where its pinned locals are first
+; needed: in the nearest block that dominates all their uses, when that
+; block is in no loop. A return that the allocation does not dominate gives
+; the block back only on the paths that took it (the mark is ~0 on the
+; others). In a loop, or with the sinking off, the block is taken at entry.
+; RUN: %opt -passes=copystack -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -copystack-sink-pins=0 -S %s | FileCheck %s --check-prefix=OFF
+target triple = "x86_64-pc-linux-gnu"
+
+declare void @keep(ptr)
+
+; CHECK-LABEL: define i64 @slow_path(
+; CHECK:       entry:
+; CHECK-NOT:   pin.mark
+; CHECK:       br i1 %c, label %slow, label %done
+; CHECK:       slow:
+; CHECK:       %pin.mark = load i64
+; CHECK:       done:
+; CHECK-NEXT:  %pin.mark.taken = phi i64 [ %pin.mark, %{{[0-9]+}} ], [ -1, %entry ]
+; CHECK:       icmp ne i64 %pin.mark.taken, -1
+; CHECK:       store i64 %pin.mark.taken, ptr
+; CHECK:       call void @__copystack_foreign_call(ptr @__copystack_pin_release
+; OFF-LABEL:   define i64 @slow_path(
+; OFF:         entry:
+; OFF:         %pin.mark = load i64
+; OFF:         br i1 %c
+define i64 @slow_path(i1 %c, i64 %v) {
+entry:
+  %x = alloca i64
+  br i1 %c, label %slow, label %done
+slow:
+  store i64 %v, ptr %x
+  call void @keep(ptr %x)
+  %r = load i64, ptr %x
+  br label %done
+done:
+  %p = phi i64 [ %r, %slow ], [ 0, %entry ]
+  ret i64 %p
+}
+
+; CHECK-LABEL: define void @in_loop(
+; CHECK:       entry:
+; CHECK:       %pin.mark = load i64
+; CHECK:       loop:
+; CHECK-NOT:   pin.mark.taken
+define void @in_loop(i64 %n) {
+entry:
+  %x = alloca i64
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  call void @keep(ptr %x)
+  %i1 = add i64 %i, 1
+  %e = icmp eq i64 %i1, %n
+  br i1 %e, label %out, label %loop
+out:
+  ret void
+}
