@@ -7,8 +7,10 @@
 //   - allocas aligned beyond 16 bytes, which would make LLVM realign the
 //     frame (locals then sit at no fixed %rbp offset);
 //   - dynamic allocas (alloca(n), variable-length arrays).
-// One block for the static ones, allocated inline at entry; one allocation
-// per dynamic alloca where it stood, given back at the stackrestore that
+// One block for the static ones, allocated inline at entry, or lower down
+// in the block that dominates their uses when that is in no loop (a local
+// needed only on a slow path costs nothing elsewhere); one allocation per
+// dynamic alloca where it stood, given back at the stackrestore that
 // ends its scope. The function gives back what it took at every return and
 // resume; landing pads and the second return of setjmp put the pinned top
 // back to the function's own, releasing whatever the frames that unwound or
