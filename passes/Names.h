@@ -67,6 +67,9 @@ inline constexpr llvm::StringLiteral DispatchStubAttr =
     "copystack-dispatch-stub";
 inline constexpr const char DispatchPrefix[] = "__copystack_dispatch.";
 
+/// On a call of foreign code made in place on the task stack, after a test
+/// that the stack has the room it needs (AllocatorCalls.h).
+inline constexpr llvm::StringLiteral InPlaceCallMD = "copystack.inplace";
 /// On the load of a foreign call's result: the callee returns fresh memory.
 inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";
 /// On pinned-area addresses and the loads of the pinned area's bounds: never

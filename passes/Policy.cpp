@@ -138,7 +138,7 @@ StringRef Policy::reason(const Function &F) const {
 }
 
 CallKind Policy::classify(const CallBase &CB) const {
-  if (CB.isInlineAsm())
+  if (CB.isInlineAsm() || CB.hasMetadata(names::InPlaceCallMD))
     return CallKind::NotACall;
   const Function *G = calledFunction(CB);
   if (!G)

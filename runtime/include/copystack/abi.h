@@ -212,6 +212,17 @@ typedef struct copystack_prefix {
 #define COPYSTACK_RUNTIME_SYMBOL                                               \
   "__copystack_runtime_missing__link_libcopystack_or_use_copystack_cc"
 
+/* The C library's allocator (malloc, free, calloc, realloc) is called in
+ * place on the task stack, not through the foreign-call trampoline, when
+ * the runtime found at start-up that these names are glibc's own (not an
+ * interposed allocator, not a sanitizer's interceptor), which it says in
+ * this int, and the stack has COPYSTACK_ALLOC_ROOM bytes above the limit.
+ * glibc's malloc family was measured at 248-520 bytes of stack (arena
+ * creation and mmap paths included). Otherwise, and before the runtime's
+ * constructors run, the call is a foreign call. */
+#define COPYSTACK_ALLOC_IN_PLACE_SYMBOL "__copystack_alloc_in_place"
+#define COPYSTACK_ALLOC_ROOM 4096
+
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that
  * never moves (Go's "moved to heap"). Instrumented code allocates there
