@@ -189,7 +189,7 @@ private:
 
 } // namespace
 
-static bool unmodelledParam(const AttributeList &Attrs, unsigned No) {
+bool unmodelledParam(const AttributeList &Attrs, unsigned No) {
   for (Attribute::AttrKind K :
        {Attribute::Nest, Attribute::SwiftSelf, Attribute::SwiftError,
         Attribute::SwiftAsync, Attribute::InAlloca, Attribute::Preallocated})

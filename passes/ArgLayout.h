@@ -54,6 +54,10 @@ struct ArgLayout {
 /// Whether F's calling convention is one ArgLayout models.
 bool isModelledCallingConv(const llvm::Function &F);
 
+/// A parameter in a register other code owns, or laid out by the call
+/// itself (nest, swift*, inalloca, preallocated).
+bool unmodelledParam(const llvm::AttributeList &Attrs, unsigned No);
+
 ArgLayout computeArgLayout(const llvm::Function &F);
 
 /// The same assignment for the arguments a call passes, variadic ones

@@ -1,5 +1,6 @@
 //===- DispatchStubs.cpp - let the linker decide what a call reaches -----===//
 #include "DispatchStubs.h"
+#include "ArgLayout.h"
 #include "Names.h"
 
 #include "llvm/IR/GlobalAlias.h"
@@ -14,13 +15,11 @@ namespace {
 
 // Arguments in registers other code owns, or that the call itself lays out:
 // a stub in between would not pass them on unchanged.
-bool specialArguments(const CallBase &CB) {
+bool specialArguments(const CallBase &CB, const Function &G) {
   for (unsigned I = 0, E = CB.arg_size(); I != E; ++I)
-    for (Attribute::AttrKind K :
-         {Attribute::Nest, Attribute::InAlloca, Attribute::Preallocated,
-          Attribute::SwiftSelf, Attribute::SwiftError, Attribute::SwiftAsync})
-      if (CB.paramHasAttr(I, K))
-        return true;
+    if (unmodelledParam(CB.getAttributes(), I) ||
+        unmodelledParam(G.getAttributes(), I))
+      return true;
   return false;
 }
 
@@ -40,7 +39,7 @@ bool redirectable(const CallBase &CB, const Function &G, const Module &M) {
     return false;
   if (auto *CI = dyn_cast<CallInst>(&CB); CI && CI->isMustTailCall())
     return false;
-  if (CB.hasOperandBundles() || specialArguments(CB) ||
+  if (CB.hasOperandBundles() || specialArguments(CB, G) ||
       G.hasFnAttribute(Attribute::ReturnsTwice))
     return false;
   if (G.getName().empty() || G.getName().front() == '\1')
