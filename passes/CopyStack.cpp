@@ -1,6 +1,6 @@
 //===- CopyStack.cpp - the copystack instrumentation pass ----------------===//
 #include "CopyStack.h"
-#include "AllocatorCalls.h"
+#include "LibcInPlace.h"
 #include "Attributes.h"
 #include "BlockingCalls.h"
 #include "DispatchStubs.h"
@@ -41,7 +41,7 @@ STATISTIC(NumSystemStack, "Functions left on the thread's stack");
 STATISTIC(NumPinned, "Locals moved to the pinned area");
 STATISTIC(NumForeign, "Calls routed to the thread's stack");
 STATISTIC(NumDispatched, "Calls dispatched on the callee's prefix");
-STATISTIC(NumAllocInPlace, "Allocator calls made in place when there is room");
+STATISTIC(NumLibcInPlace, "libc calls made in place when there is room");
 STATISTIC(NumLinked, "Calls sent through a dispatch stub the linker binds");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
 STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
@@ -59,11 +59,11 @@ static cl::opt<bool> DispatchStubsOpt(
              "linker binds to instrumented definitions (DispatchStubs.h); "
              "off: test the callee's prefix at every such call"));
 
-static cl::opt<bool> AllocInPlaceOpt(
-    "copystack-alloc-in-place", cl::Hidden, cl::init(true),
-    cl::desc("Call glibc's malloc, free, calloc and realloc in place on "
-             "the task stack when the runtime allows it and there is room "
-             "(AllocatorCalls.h); off: always a foreign call"));
+static cl::opt<bool> LibcInPlaceOpt(
+    "copystack-libc-in-place", cl::Hidden, cl::init(true),
+    cl::desc("Call glibc's allocator, mutex and string-scan functions in "
+             "place on the task stack when the runtime allows it and there "
+             "is room (LibcInPlace.h); off: always a foreign call"));
 
 namespace {
 
@@ -158,8 +158,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
   prepareExceptions(F);
   prepareSetjmp(F);
   lowerThreadLocalAddresses(F);
-  if (AllocInPlaceOpt && !F.hasFnAttribute(names::DispatchStubAttr))
-    NumAllocInPlace += callAllocatorInPlace(F, P);
+  if (LibcInPlaceOpt && !F.hasFnAttribute(names::DispatchStubAttr))
+    NumLibcInPlace += callLibcInPlace(F, P);
   if (DispatchStubsOpt)
     NumLinked += Stubs.redirect(F, P);
   rewriteForeignCalls(F, P, Thunks, FS);

@@ -68,7 +68,7 @@ inline constexpr llvm::StringLiteral DispatchStubAttr =
 inline constexpr const char DispatchPrefix[] = "__copystack_dispatch.";
 
 /// On a call of foreign code made in place on the task stack, after a test
-/// that the stack has the room it needs (AllocatorCalls.h).
+/// that the stack has the room it needs (LibcInPlace.h).
 inline constexpr llvm::StringLiteral InPlaceCallMD = "copystack.inplace";
 /// On the load of a foreign call's result: the callee returns fresh memory.
 inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";

@@ -212,16 +212,27 @@ typedef struct copystack_prefix {
 #define COPYSTACK_RUNTIME_SYMBOL                                               \
   "__copystack_runtime_missing__link_libcopystack_or_use_copystack_cc"
 
-/* The C library's allocator (malloc, free, calloc, realloc) is called in
- * place on the task stack, not through the foreign-call trampoline, when
- * the runtime found at start-up that these names are glibc's own (not an
- * interposed allocator, not a sanitizer's interceptor), which it says in
- * this int, and the stack has COPYSTACK_ALLOC_ROOM bytes above the limit.
- * glibc's malloc family was measured at 248-520 bytes of stack (arena
- * creation and mmap paths included). Otherwise, and before the runtime's
- * constructors run, the call is a foreign call. */
-#define COPYSTACK_ALLOC_IN_PLACE_SYMBOL "__copystack_alloc_in_place"
-#define COPYSTACK_ALLOC_ROOM 4096
+/* A few C library functions are called in place on the task stack, not
+ * through the foreign-call trampoline, when the stack has
+ * COPYSTACK_IN_PLACE_ROOM bytes above the limit and the runtime found at
+ * start-up that the program's binding of each function of the group is
+ * glibc's own (not an interposed allocator or library, not a sanitizer's
+ * interceptor); it sets the group's bit in this int then. The groups:
+ *   ALLOC  malloc, free, calloc, realloc (248-520 bytes of stack measured,
+ *          arena creation and mmap paths included);
+ *   MUTEX  pthread_mutex_unlock, and pthread_mutex_lock as a
+ *          pthread_mutex_trylock in place that falls back to the foreign
+ *          pthread_mutex_lock when the mutex is held (a task must not
+ *          block its worker where the monitor cannot see it);
+ *   SCAN   strcspn, strspn, strpbrk (glibc's generic versions keep a
+ *          256-byte table on the stack).
+ * Before the runtime's constructors run, and for every group in a static
+ * executable that cannot tell, the calls are foreign calls. */
+#define COPYSTACK_LIBC_IN_PLACE_SYMBOL "__copystack_libc_in_place"
+#define COPYSTACK_IN_PLACE_ALLOC 1
+#define COPYSTACK_IN_PLACE_MUTEX 2
+#define COPYSTACK_IN_PLACE_SCAN 4
+#define COPYSTACK_IN_PLACE_ROOM 4096
 
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that

@@ -1,0 +1,79 @@
+// Which C library functions instrumented code may call in place on a task
+// stack (copystack/abi.h, COPYSTACK_LIBC_IN_PLACE_SYMBOL): a group only when
+// the program's binding of each of its functions is glibc's own, whose
+// stack use is small and known. An allocator or library linked into the
+// program or preloaded (jemalloc, a lock profiler) and the sanitizers'
+// interceptors bind these names to other code, with other stack needs:
+// then that group's calls stay foreign calls.
+#include "copystack/abi.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+extern "C" {
+void *__libc_malloc(size_t) __attribute__((weak));
+void __libc_free(void *) __attribute__((weak));
+void *__libc_calloc(size_t, size_t) __attribute__((weak));
+void *__libc_realloc(void *, size_t) __attribute__((weak));
+
+extern int copystack_libc_in_place asm(COPYSTACK_LIBC_IN_PLACE_SYMBOL);
+__attribute__((visibility("default"))) int copystack_libc_in_place = 0;
+}
+
+namespace {
+
+using Fn = void (*)();
+
+// Compared through volatile copies, so that the compiler cannot fold it.
+bool same(Fn mine, Fn libc) {
+  volatile Fn a = mine;
+  volatile Fn b = libc;
+  return b != nullptr && a == b;
+}
+
+template <typename F> Fn erase(F *f) { return reinterpret_cast<Fn>(f); }
+
+// The allocator: glibc exports its own entry points under second names,
+// which also works in a static executable.
+bool allocator_is_glibc() {
+  return same(erase(&malloc), erase(&__libc_malloc)) &&
+         same(erase(&free), erase(&__libc_free)) &&
+         same(erase(&calloc), erase(&__libc_calloc)) &&
+         same(erase(&realloc), erase(&__libc_realloc));
+}
+
+// Others: what the program's references resolve to (the global scope's
+// first definition) against libc.so.6's own. Not knowable without a
+// dynamic libc: then no.
+bool all_glibc(void *libc, const char *const *names) {
+  if (!libc)
+    return false;
+  for (; *names; ++names) {
+    Fn mine = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, *names));
+    Fn own = reinterpret_cast<Fn>(dlsym(libc, *names));
+    if (!same(mine, own))
+      return false;
+  }
+  return true;
+}
+
+__attribute__((constructor)) void detect_libc() {
+  static const char *const mutex[] = {"pthread_mutex_lock",
+                                      "pthread_mutex_trylock",
+                                      "pthread_mutex_unlock", nullptr};
+  static const char *const scan[] = {"strcspn", "strspn", "strpbrk", nullptr};
+  void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  int groups = 0;
+  if (allocator_is_glibc())
+    groups |= COPYSTACK_IN_PLACE_ALLOC;
+  if (all_glibc(libc, mutex))
+    groups |= COPYSTACK_IN_PLACE_MUTEX;
+  if (all_glibc(libc, scan))
+    groups |= COPYSTACK_IN_PLACE_SCAN;
+  if (libc)
+    dlclose(libc);
+  copystack_libc_in_place = groups;
+}
+
+} // namespace
