@@ -400,6 +400,10 @@ private:
         BasicBlock *BB = I->getParent();
         if (auto *P = dyn_cast<PHINode>(I))
           BB = P->getIncomingBlock(U);
+        // A use that never runs (-O0 keeps unreachable blocks) constrains
+        // nothing, and has no node in the tree.
+        if (!DT.isReachableFromEntry(BB))
+          continue;
         D = D ? DT.findNearestCommonDominator(D, BB) : BB;
       }
     }

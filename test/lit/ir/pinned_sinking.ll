@@ -56,3 +56,25 @@ loop:
 out:
   ret void
 }
+
+; A use in a block that never runs (-O0 keeps them) constrains nothing: the
+; block goes to the reachable use's block (csmith seeds 11, 15 and 181 made
+; the pass crash here).
+; CHECK-LABEL: define void @dead_use(i1 %c)
+; CHECK:       entry:
+; CHECK-NOT:   pin.mark
+; CHECK:       slow:
+; CHECK:       %pin.mark = load i64
+define void @dead_use(i1 %c) {
+entry:
+  %x = alloca i64
+  br i1 %c, label %slow, label %done
+dead:
+  call void @keep(ptr %x)
+  br label %done
+slow:
+  call void @keep(ptr %x)
+  br label %done
+done:
+  ret void
+}
