@@ -11,6 +11,7 @@
 #include "platform/thread_heap.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <cstring>
 #include <mutex>
 
@@ -218,6 +219,20 @@ TaskTable &tasks() {
 void end_foreign_at_exit();
 
 } // namespace
+
+void *next_definition(const char *name, void *interceptor) {
+  if (interceptor) {
+    // Is the program's binding of name in this object (ours overrode the
+    // sanitizer's)?
+    Dl_info first, self;
+    void *bound = dlsym(RTLD_DEFAULT, name);
+    if (bound && dladdr(bound, &first) &&
+        dladdr(reinterpret_cast<void *>(&next_definition), &self) &&
+        first.dli_fbase == self.dli_fbase)
+      return interceptor;
+  }
+  return dlsym(RTLD_NEXT, name);
+}
 
 bool asan() { return __sanitizer_start_switch_fiber != nullptr; }
 bool tsan() { return __tsan_switch_to_fiber != nullptr; }

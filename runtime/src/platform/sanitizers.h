@@ -86,6 +86,16 @@ void thread_exiting();
 // The running task's stack is now [lo, hi) (growth.cc, after a copy).
 void task_stack_moved(uintptr_t lo, uintptr_t hi);
 
+// The definition of the libc function `name` that this object's
+// interposer of it (defined here, with the same name) should call on.
+// A sanitizer interposes it too, as a weak definition that keeps its own
+// under `interceptor` (__interceptor_name): linked into the executable
+// with the static runtime, ours overrides the sanitizer's, which is then
+// next; with the shared runtime the executable's (the sanitizer's) comes
+// first and calls ours as the "real" one, so ours goes on to the C
+// library's. Null when neither is found.
+void *next_definition(const char *name, void *interceptor);
+
 // Go's happens-before edges (ThreadSanitizer), for sync.cc: the calling
 // context releases to, or acquires from, a synchronization object.
 void release(const void *addr);

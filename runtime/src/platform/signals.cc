@@ -1,6 +1,7 @@
 // signals.cc: alternate signal stacks and the sigaction interposer
 // (signals.h).
 #include "platform/signals.h"
+#include "platform/sanitizers.h"
 #include "platform/constants.h"
 #include "platform/fatal.h"
 #include "platform/thread.h"
@@ -28,28 +29,11 @@ constexpr size_t kAltStack = 64 * 1024;
 using SigactionFn = int (*)(int, const struct sigaction *,
                             struct sigaction *);
 
-// Is the program's sigaction() this object's own (the interposer below)?
-// Not when the runtime is a shared library and a sanitizer linked into the
-// executable defines sigaction too: the executable's comes first, and the
-// sanitizer calls ours as the "real" one.
-bool program_sigaction_is_ours() {
-  Dl_info first, self;
-  void *fn = dlsym(RTLD_DEFAULT, "sigaction");
-  return fn && dladdr(fn, &first) &&
-         dladdr(reinterpret_cast<void *>(&program_sigaction_is_ours), &self) &&
-         first.dli_fbase == self.dli_fbase;
-}
-
 SigactionFn resolve_sigaction() {
-  // A sanitizer linked into the program with the static runtime defines
-  // sigaction too (a weak definition, which ours overrides): the next
-  // definition is its own, under the name it keeps for it. When the
-  // sanitizer's comes first (the shared runtime), it calls ours as its
-  // "real" sigaction, and ours goes on to the C library's.
-  if (__interceptor_sigaction && program_sigaction_is_ours())
-    return __interceptor_sigaction;
-  // Otherwise the C library's, or an interposer loaded before it.
-  auto *next = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
+  // A sanitizer's sigaction, or the C library's, or an interposer loaded
+  // before it (san::next_definition).
+  auto *next = reinterpret_cast<SigactionFn>(san::next_definition(
+      "sigaction", reinterpret_cast<void *>(__interceptor_sigaction)));
   return next ? next : &::__sigaction;
 }
 
@@ -168,7 +152,16 @@ void on_handled_signal(void (*hook)(bool restart)) {
 
 int system_sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old) {
-  static SigactionFn fn = resolve_sigaction();
+  // No function-local static: its guard is __cxa_guard_acquire, which
+  // TSan intercepts, and TSan's own start-up installs its handlers through
+  // this function (the shared runtime interposes sigaction) before its
+  // interceptors can run. Two threads resolving at once get the same.
+  static std::atomic<SigactionFn> g_fn{nullptr};
+  SigactionFn fn = g_fn.load(std::memory_order_acquire);
+  if (!fn) {
+    fn = resolve_sigaction();
+    g_fn.store(fn, std::memory_order_release);
+  }
   return fn(sig, act, old);
 }
 

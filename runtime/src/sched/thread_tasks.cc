@@ -56,13 +56,12 @@ namespace copystack_rt {
 namespace {
 
 CreateFn real_create() {
-  // A sanitizer linked into the program defines pthread_create too (a weak
-  // definition, which this one overrides) to learn of every thread: the
-  // next definition is then its own, under the name it keeps for it.
-  static CreateFn next =
-      __interceptor_pthread_create
-          ? __interceptor_pthread_create
-          : reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  // A sanitizer linked into the program defines pthread_create too, to
+  // learn of every thread (san::next_definition: which of the two comes
+  // first depends on whether the runtime is linked in or shared).
+  static CreateFn next = reinterpret_cast<CreateFn>(san::next_definition(
+      "pthread_create",
+      reinterpret_cast<void *>(__interceptor_pthread_create)));
   if (!next)
     fatal("pthread_create: the C library's definition was not found: %s",
           dlerror());
