@@ -43,6 +43,14 @@ bool isSanitizerCheck(const CallBase &CB) {
   return false;
 }
 
+bool sanitizerCheckWrites(const CallBase &CB) {
+  const auto *F = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
+  if (!F)
+    return true;
+  StringRef N = F->getName();
+  return N.starts_with("__tsan_atomic") && !N.ends_with("_load");
+}
+
 StringRef whyUnsupportedSanitizer(StringRef Name) {
   if (Name == "memory" || Name == "kernel-memory")
     return "MemorySanitizer shadows every byte of every stack, and copystack "

@@ -47,6 +47,13 @@ SanitizerCall classifySanitizerCall(llvm::StringRef Name);
 /// not leave the frame.
 bool isSanitizerCheck(const llvm::CallBase &CB);
 
+/// Does the sanitizer check CB write the memory it is given? Only TSan's
+/// atomic hooks, which stand for the atomic instructions they replace
+/// (__tsan_atomic64_store, _exchange, _compare_exchange_strong...), except
+/// its atomic loads. The others record or print the address and leave the
+/// memory to the access that follows.
+bool sanitizerCheckWrites(const llvm::CallBase &CB);
+
 /// Why copystack cannot support the sanitizer clang calls Name (its
 /// -fsanitize= spelling), or "" when it can.
 llvm::StringRef whyUnsupportedSanitizer(llvm::StringRef Name);

@@ -1,6 +1,7 @@
 //===- StackObjects.cpp - use-based layouts of stack objects -------------===//
 #include "StackObjects.h"
 #include "MemIntrinsics.h"
+#include "Sanitizers.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -158,6 +159,10 @@ private:
       if (CB->isArgOperand(&U)) {
         unsigned ArgNo = CB->getArgOperandNo(&U);
         if (CB->onlyReadsMemory(ArgNo) && CB->doesNotCapture(ArgNo))
+          return;
+        // A sanitizer's check of the access that follows it (__tsan_write8,
+        // __asan_load4...): that access says what the object holds.
+        if (isSanitizerCheck(*CB) && !sanitizerCheckWrites(*CB))
           return;
       }
       everything();
