@@ -46,6 +46,7 @@ STATISTIC(NumLinked, "Calls sent through a dispatch stub the linker binds");
 STATISTIC(NumMapObjects, "Stack objects described by frame maps");
 STATISTIC(NumBlockingCalls, "Blocking calls redirected to parking wrappers");
 STATISTIC(NumLoopPolls, "Preemption polls at loop back edges");
+STATISTIC(NumThreadOwnChecks, "TSan checks dropped on the thread's own memory");
 
 namespace copystack {
 
@@ -157,6 +158,7 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
   memIntrinsicsToCalls(F);
   prepareExceptions(F);
   prepareSetjmp(F);
+  NumThreadOwnChecks += dropThreadOwnAccessChecks(F);
   lowerThreadLocalAddresses(F);
   if (LibcInPlaceOpt && !F.hasFnAttribute(names::DispatchStubAttr))
     NumLibcInPlace += callLibcInPlace(F, P);

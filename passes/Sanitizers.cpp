@@ -43,6 +43,15 @@ bool isSanitizerCheck(const CallBase &CB) {
   return false;
 }
 
+bool isTsanAccessCheck(const CallBase &CB) {
+  const auto *F = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
+  if (!F)
+    return false;
+  StringRef N = F->getName();
+  return N.starts_with("__tsan_read") || N.starts_with("__tsan_write") ||
+         N.starts_with("__tsan_unaligned_") || N.starts_with("__tsan_volatile_");
+}
+
 bool sanitizerCheckWrites(const CallBase &CB) {
   const auto *F = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
   if (!F)

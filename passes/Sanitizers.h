@@ -47,6 +47,12 @@ SanitizerCall classifySanitizerCall(llvm::StringRef Name);
 /// not leave the frame.
 bool isSanitizerCheck(const llvm::CallBase &CB);
 
+/// Is CB TSan's check of a plain or volatile access (__tsan_read4,
+/// __tsan_unaligned_write8, __tsan_volatile_read2, __tsan_read_range...),
+/// whose first argument is the address? Not its atomic operations, which
+/// are the accesses themselves.
+bool isTsanAccessCheck(const llvm::CallBase &CB);
+
 /// Does the sanitizer check CB write the memory it is given? Only TSan's
 /// atomic hooks, which stand for the atomic instructions they replace
 /// (__tsan_atomic64_store, _exchange, _compare_exchange_strong...), except

@@ -1,8 +1,10 @@
 //===- ThreadIdentity.cpp - recompute thread identity at each use ---------===//
 #include "ThreadIdentity.h"
 #include "Names.h"
+#include "Sanitizers.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -151,6 +153,35 @@ unsigned lowerThreadLocalAddresses(Function &F) {
     CI->eraseFromParent();
   }
   return Calls.size();
+}
+
+// Is P the calling thread's own memory, by the way its address was
+// computed in this function?
+static bool threadOwnAddress(const Value *P) {
+  const Value *Base = getUnderlyingObject(P);
+  if (auto *G = dyn_cast<GlobalVariable>(Base))
+    return G->isThreadLocal();
+  auto *CI = dyn_cast<CallInst>(Base);
+  if (!CI)
+    return false;
+  if (isTLSAddressCall(CI))
+    return true;
+  const Function *G = CI->getCalledFunction();
+  return G && (isThreadIdentityLibcall(G->getName()) ||
+               (G->hasFnAttribute(names::GeneratedAttr) &&
+                G->getName().starts_with("__copystack.tls.")));
+}
+
+unsigned dropThreadOwnAccessChecks(Function &F) {
+  SmallVector<CallInst *, 8> Drop;
+  for (Instruction &I : instructions(F))
+    if (auto *CI = dyn_cast<CallInst>(&I))
+      if (isTsanAccessCheck(*CI) && CI->arg_size() >= 1 &&
+          threadOwnAddress(CI->getArgOperand(0)))
+        Drop.push_back(CI);
+  for (CallInst *CI : Drop)
+    CI->eraseFromParent();
+  return Drop.size();
 }
 
 } // namespace copystack

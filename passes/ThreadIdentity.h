@@ -49,6 +49,17 @@ void restoreThreadLocalAddresses(llvm::Function &F);
 /// through accessor calls. Returns how many.
 unsigned lowerThreadLocalAddresses(llvm::Function &F);
 
+/// Under TSan, for an instrumented function: drops TSan's checks of the
+/// accesses whose address comes straight from the thread's identity (errno
+/// through __errno_location, a thread_local by name, the ctype tables).
+/// That memory is the running thread's own, and the tasks that run on a
+/// thread run one at a time; switching tasks orders nothing for TSan,
+/// which would take each task's errno for a race with the task before it
+/// on the thread. (A pointer to such memory kept across a call that can
+/// park is checked as any pointer: a task that goes on using the previous
+/// thread's copy races with that thread.) Returns how many.
+unsigned dropThreadOwnAccessChecks(llvm::Function &F);
+
 } // namespace copystack
 
 #endif

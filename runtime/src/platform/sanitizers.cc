@@ -111,6 +111,9 @@ struct ThreadState {
   void *thread_fake = nullptr;
   // TSan: the thread's own fiber, current while no task runs on it.
   void *thread_fiber = nullptr;
+  // TSan: the thread's start, released to this address once, before the
+  // first task runs on it; every task acquires it there (enter_task).
+  bool start_released = false;
   Running run;
 };
 // On the heap, reached through the Thread (platform/thread_heap.h): the
@@ -300,7 +303,17 @@ NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
     th.run.return_fiber = __tsan_get_current_fiber();
     if (!s->outer.task)
       th.thread_fiber = th.run.return_fiber;
+    // The thread's start (TSan imitates a write of its whole static TLS
+    // there) happens before every task that runs on it: a task's errno
+    // and thread_locals are the thread's. Released once, before the
+    // thread's context acquires from any task (leave_task), so that this
+    // orders no task after another.
+    if (!th.start_released) {
+      th.start_released = true;
+      __tsan_release(&th.start_released);
+    }
     __tsan_switch_to_fiber(s->fiber, kSwitchFlags);
+    __tsan_acquire(&th.start_released);
     __tsan_acquire(s);
   }
   if (asan()) {

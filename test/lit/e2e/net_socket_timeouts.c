@@ -5,13 +5,14 @@
 #include "Inputs/net.h"
 #include <sys/time.h>
 
-static volatile int ticks;
-static volatile int stop;
+// Shared between tasks: atomics, relaxed.
+static int ticks;
+static int stop;
 
 static void ticker(void *arg) {
   (void)arg;
-  while (!stop) {
-    ticks++;
+  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+    __atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
     copystack_sleep_ns(1000000);
   }
 }
@@ -30,7 +31,7 @@ int main(void) {
   uint64_t ms = cs_ms_since(start);
   printf("read: %zd %s, after the timeout: %s\n", r,
          errno == EAGAIN ? "EAGAIN" : "?", ms >= 50 ? "yes" : "NO");
-  printf("other tasks ran meanwhile: %s\n", ticks > 1 ? "yes" : "NO");
+  printf("other tasks ran meanwhile: %s\n", __atomic_load_n(&ticks, __ATOMIC_RELAXED) > 1 ? "yes" : "NO");
   static char big[8 << 20];
   start = copystack_now_ns();
   r = write(sv[0], big, sizeof big);
@@ -42,7 +43,7 @@ int main(void) {
   REQUIRE(setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0);
   REQUIRE(write(sv[1], "z", 1) == 1);
   printf("timeout cleared, read: %zd\n", read(sv[0], &c, 1));
-  stop = 1;
+  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
   return 0;
 }
 // CHECK: read: -1 EAGAIN, after the timeout: yes

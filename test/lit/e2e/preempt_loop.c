@@ -4,14 +4,15 @@
 // RUN: %cc %s -o %t && env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
 #include "Inputs/check.h"
 
-static volatile int stop;
-static volatile unsigned long spins;
+// Shared between tasks: atomics, relaxed (no race for TSan either).
+static int stop;
+static unsigned long spins;
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
 
 static void spinner(void *arg) {
   (void)arg;
-  while (!stop)
-    spins++;
+  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+    __atomic_fetch_add(&spins, 1, __ATOMIC_RELAXED);
   copystack_waitgroup_done(&wg);
 }
 
@@ -20,8 +21,8 @@ int main(void) {
   copystack_go(spinner, 0);
   copystack_sleep_ns(30000000); // the spinner has the only worker now
   printf("main ran again while the task spun: %s\n",
-         spins > 0 ? "yes" : "NO");
-  stop = 1;
+         __atomic_load_n(&spins, __ATOMIC_RELAXED) > 0 ? "yes" : "NO");
+  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
   copystack_waitgroup_wait(&wg);
   printf("spinner stopped\n");
   return 0;

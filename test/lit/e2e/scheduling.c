@@ -14,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile int other_done;
+// Shared between tasks on two threads: an atomic, relaxed.
+static int other_done;
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
 
 static void blocker(void *arg) {
@@ -23,10 +24,11 @@ static void blocker(void *arg) {
   // other task must finish meanwhile, on another thread. (A raw system
   // call: usleep would park the task, net_sleep_parks.c.)
   struct timespec ten_ms = {0, 10000000};
-  for (int i = 0; i < 1000 && !other_done; i++)
+  for (int i = 0; i < 1000 && !__atomic_load_n(&other_done, __ATOMIC_RELAXED);
+       i++)
     syscall(SYS_nanosleep, &ten_ms, NULL);
   printf("other task finished while blocked: %s\n",
-         other_done ? "yes" : "NO");
+         __atomic_load_n(&other_done, __ATOMIC_RELAXED) ? "yes" : "NO");
   copystack_waitgroup_done(&wg);
 }
 
@@ -36,7 +38,7 @@ static void other(void *arg) {
     cs_burn(i);
     copystack_yield();
   }
-  other_done = 1;
+  __atomic_store_n(&other_done, 1, __ATOMIC_RELAXED);
   copystack_waitgroup_done(&wg);
 }
 
