@@ -5,6 +5,7 @@
 #include "platform/config.h"
 #include "platform/constants.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "platform/once.h"
 #include "core/frame_info.h"
 #include "platform/signals.h"
@@ -31,6 +32,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   auto *uc = static_cast<ucontext_t *>(uctx);
   auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   Thread &th = __copystack_thread;
+  san::SignalScope scope;
   // The task dump starts at the faulting instruction (its frames take pcs
   // as return addresses, one byte past a call) and the function's %rbp,
   // when the fault is on the task's own stack.

@@ -334,8 +334,36 @@ int internal_threads() { return tsan() ? 1 : 0; }
 // UnseenScopes open on this thread (ending_process closes them).
 thread_local int t_unseen_depth;
 
-NO_TSAN void ending_process() {
+// SignalScopes open on this thread.
+thread_local int t_signal_depth;
+
+// The thread's state, if it has one (nothing is made in a signal handler).
+ThreadState *existing_san_thread() {
+  return static_cast<ThreadState *>(
+      __copystack_thread.slots.p[kSlotSanitizers]);
+}
+
+NO_TSAN SignalScope::SignalScope() {
+  ++t_signal_depth;
   if (!tsan())
+    return;
+  if (ThreadState *th = existing_san_thread()) {
+    saved_in_foreign_ = th->run.in_foreign;
+    th->run.in_foreign = false;
+  }
+}
+
+NO_TSAN SignalScope::~SignalScope() {
+  --t_signal_depth;
+  if (!tsan())
+    return;
+  if (ThreadState *th = existing_san_thread())
+    th->run.in_foreign = saved_in_foreign_;
+}
+
+NO_TSAN void ending_process() {
+  // In a handler, TSan has its ignores off (SignalScope).
+  if (!tsan() || t_signal_depth > 0)
     return;
   __copystack_san_foreign_leave(); // as at exit() (end_foreign_at_exit)
   for (; t_unseen_depth > 0; --t_unseen_depth)

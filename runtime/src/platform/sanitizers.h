@@ -96,6 +96,23 @@ void task_stack_moved(uintptr_t lo, uintptr_t hi);
 // library's. Null when neither is found.
 void *next_definition(const char *name, void *interceptor);
 
+// Around every signal handler the runtime runs (the trampoline around the
+// program's, its own): TSan runs each handler with its ignores off and
+// puts them back after, so a foreign call the signal interrupted is not
+// one inside the handler, whose own foreign calls begin and end theirs;
+// and a fatal error in a handler has no ignores to end (ending_process).
+// Allocates nothing.
+class SignalScope {
+public:
+  SignalScope();
+  ~SignalScope();
+  SignalScope(const SignalScope &) = delete;
+  SignalScope &operator=(const SignalScope &) = delete;
+
+private:
+  bool saved_in_foreign_ = false;
+};
+
 // Go's happens-before edges (ThreadSanitizer), for sync.cc: the calling
 // context releases to, or acquires from, a synchronization object.
 void release(const void *addr);

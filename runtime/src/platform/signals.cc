@@ -73,6 +73,7 @@ void trampoline(int sig, siginfo_t *info, void *uctx) {
   // the limit back from the landing hook after setjmp.
   uintptr_t limit = read_limit();
   write_limit(0);
+  san::SignalScope scope;
   int saved_errno = errno;
   Installed &in = g_installed[sig];
   void *fn = in.fn.load(std::memory_order_acquire);

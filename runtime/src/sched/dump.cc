@@ -217,11 +217,51 @@ bool module_of(uintptr_t pc, char *path, size_t len, uintptr_t *offset) {
   return true;
 }
 
+// Under TSan the symbolizer starts through posix_spawn (below), whose file
+// actions allocate, and the dump may run in a signal handler (TSan reports
+// an allocation there, and it could deadlock): the symbolizer's files and
+// file actions are made when the quit handler is installed.
+struct SpawnPlan {
+  int in = -1, out = -1;
+  posix_spawn_file_actions_t fa;
+  bool ready = false;
+};
+SpawnPlan g_spawn;
+
+void prepare_spawn() {
+  SpawnPlan &p = g_spawn;
+  if (p.ready)
+    return;
+  p.in = memfd_create("copystack-dump-in", MFD_CLOEXEC);
+  p.out = memfd_create("copystack-dump-out", MFD_CLOEXEC);
+  if (p.in < 0 || p.out < 0 || posix_spawn_file_actions_init(&p.fa) != 0)
+    return;
+  if (posix_spawn_file_actions_adddup2(&p.fa, p.in, 0) != 0 ||
+      posix_spawn_file_actions_adddup2(&p.fa, p.out, 1) != 0 ||
+      posix_spawn_file_actions_addopen(&p.fa, 2, "/dev/null", O_WRONLY, 0) !=
+          0)
+    return;
+  p.ready = true;
+}
+
 // Runs the symbolizer once over every address in the table, and points
 // each entry at its lines in the output.
 void symbolize(const char *tool) {
-  int in = memfd_create("copystack-dump-in", MFD_CLOEXEC);
-  int outfd = memfd_create("copystack-dump-out", MFD_CLOEXEC);
+  int in, outfd;
+  if (san::tsan()) {
+    if (!g_in_signal)
+      prepare_spawn();
+    if (!g_spawn.ready)
+      return;
+    in = g_spawn.in;
+    outfd = g_spawn.out;
+    if (ftruncate(in, 0) != 0 || ftruncate(outfd, 0) != 0)
+      return;
+    lseek(in, 0, SEEK_SET);
+  } else {
+    in = memfd_create("copystack-dump-in", MFD_CLOEXEC);
+    outfd = memfd_create("copystack-dump-out", MFD_CLOEXEC);
+  }
   if (in < 0 || outfd < 0)
     return;
   // The order of the requests is the order of the table's used slots.
@@ -246,16 +286,11 @@ void symbolize(const char *tool) {
     // TSan turns vfork into fork, which runs the atfork handlers (they take
     // the runtime's locks, one of which a deadlock report holds) and starts
     // its own threads in the child. posix_spawn clones without either.
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0)
-      return;
-    posix_spawn_file_actions_adddup2(&fa, in, 0);
-    posix_spawn_file_actions_adddup2(&fa, outfd, 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    if (posix_spawn(&pid, tool, &fa, nullptr, const_cast<char *const *>(argv),
+    // (Files and file actions: prepare_spawn.)
+    if (posix_spawn(&pid, tool, &g_spawn.fa, nullptr,
+                    const_cast<char *const *>(argv),
                     const_cast<char *const *>(envp)) != 0)
       pid = -1;
-    posix_spawn_file_actions_destroy(&fa);
   } else {
     // vfork: no atfork handlers (they take the scheduler's locks), nothing
     // copied, nothing allocated (the dump may run in a signal handler); the
@@ -553,6 +588,7 @@ namespace {
 
 void on_quit(int, siginfo_t *, void *uctx) {
   g_in_signal = true;
+  san::SignalScope scope;
   const Thread &th = __copystack_thread;
   uintptr_t pc = 0, fp = 0;
   if (th.task && !th.foreign_sp) {
@@ -574,6 +610,8 @@ void on_quit(int, siginfo_t *, void *uctx) {
 
 void install_quit_handler() {
   install_terminate_handler();
+  if (san::tsan())
+    prepare_spawn();
   struct sigaction old;
   if (system_sigaction(SIGQUIT, nullptr, &old) != 0 ||
       (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
