@@ -288,8 +288,10 @@ void inferCaptures(Module &M, const Policy &P) {
   TargetLibraryInfoImpl TLII{Triple(M.getTargetTriple())};
   TargetLibraryInfo TLI(TLII);
   for (Function &F : M)
-    if (F.isDeclaration() && !F.isIntrinsic())
+    if (F.isDeclaration() && !F.isIntrinsic()) {
       inferNonMandatoryLibFuncAttrs(F, TLI);
+      describeSanitizerMemFunction(F);
+    }
 
   SmallVector<Argument *, 32> Assumed;
   for (Function &F : M) {

@@ -3,6 +3,7 @@
 
 #include "copystack/abi.h"
 
+#include "llvm/IR/Attributes.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Metadata.h"
@@ -58,6 +59,21 @@ bool sanitizerCheckWrites(const CallBase &CB) {
     return true;
   StringRef N = F->getName();
   return N.starts_with("__tsan_atomic") && !N.ends_with("_load");
+}
+
+void describeSanitizerMemFunction(Function &F) {
+  StringRef N = F.getName();
+  if (!N.consume_front("__tsan_") && !N.consume_front("__asan_"))
+    return;
+  bool Copy = N == "memcpy" || N == "memmove";
+  if ((!Copy && N != "memset") || F.arg_size() != 3 ||
+      !F.getArg(0)->getType()->isPointerTy())
+    return;
+  F.addParamAttr(0, Attribute::NoCapture);
+  if (Copy && F.getArg(1)->getType()->isPointerTy()) {
+    F.addParamAttr(1, Attribute::NoCapture);
+    F.addParamAttr(1, Attribute::ReadOnly);
+  }
 }
 
 StringRef whyUnsupportedSanitizer(StringRef Name) {

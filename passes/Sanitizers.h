@@ -60,6 +60,13 @@ bool isTsanAccessCheck(const llvm::CallBase &CB);
 /// memory to the access that follows.
 bool sanitizerCheckWrites(const llvm::CallBase &CB);
 
+/// If F is one of the functions TSan and ASan call in place of memcpy,
+/// memmove and memset (__tsan_memcpy, __asan_memset...), says of its
+/// pointer parameters what the C library's say: neither is kept, the
+/// source is only read. A local they copy or fill then stays on the
+/// copyable stack, as with the C library's functions.
+void describeSanitizerMemFunction(llvm::Function &F);
+
 /// Why copystack cannot support the sanitizer clang calls Name (its
 /// -fsanitize= spelling), or "" when it can.
 llvm::StringRef whyUnsupportedSanitizer(llvm::StringRef Name);

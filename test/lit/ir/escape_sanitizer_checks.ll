@@ -71,3 +71,25 @@ define i32 @g(i64 %i) {
   %a = call i32 @__tsan_atomic32_load(ptr %p, i32 5)
   ret i32 %a
 }
+
+; TSan and ASan call their own memset, memcpy and memmove in place of the
+; C library's (and of the intrinsics): they keep neither address, as the C
+; library's do not.
+declare ptr @__tsan_memset(ptr, i32, i64)
+declare ptr @__tsan_memcpy(ptr, ptr, i64)
+declare ptr @__asan_memmove(ptr, ptr, i64)
+declare void @use(ptr)
+
+; CHECK-LABEL: define void @h(ptr %src)
+; CHECK:       %big = alloca [6000 x i8]
+; CHECK:       %copy = alloca [64 x i8]
+define void @h(ptr %src) {
+  %big = alloca [6000 x i8]
+  %copy = alloca [64 x i8]
+  call ptr @__tsan_memset(ptr %big, i32 1, i64 6000)
+  call ptr @__tsan_memcpy(ptr %copy, ptr %big, i64 64)
+  call ptr @__asan_memmove(ptr %copy, ptr %src, i64 64)
+  %v = load i8, ptr %copy
+  call void @use(ptr %src)
+  ret void
+}
