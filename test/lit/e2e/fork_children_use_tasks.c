@@ -8,6 +8,9 @@
 // foreign call the monitor hands its worker's queue away from. A child's
 // task preempted by such a worker would resume only on that thread, that
 // is never (docs/limitations.md, "Preemption"): preemption is off here.
+// Not under TSan, which stops a child of a multi-threaded process that
+// starts threads (the child's workers) (docs/debugging.md).
+// UNSUPPORTED: tsan
 // RUN: %cc %s -o %t
 // RUN: env COPYSTACK_PREEMPT=0 %run %t | FileCheck %s
 #include "Inputs/check.h"

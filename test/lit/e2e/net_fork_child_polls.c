@@ -3,6 +3,9 @@
 // its own; with the parent's (inherited through the descriptor), the
 // parent's sleeping worker took the child's edges and the child's reader
 // never woke.
+// Not under TSan, which stops a child of a multi-threaded process that
+// starts threads (the child's workers) (docs/debugging.md).
+// UNSUPPORTED: tsan
 // RUN: %cc %s -o %t
 // RUN: %run %t | FileCheck %s
 #include "Inputs/net.h"
