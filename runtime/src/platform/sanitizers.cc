@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <cstring>
 #include <mutex>
+#include <pthread.h>
 
 #define WEAK __attribute__((weak))
 
@@ -370,17 +371,15 @@ NO_TSAN void ending_process() {
     __tsan_ignore_thread_end();
 }
 
-NO_TSAN void thread_exiting() {
-  if (!tsan())
-    return;
-  ThreadState &th = san_thread();
-  // TSan's pthread_exit insists on the thread's own context; the task's
-  // frames then unwind under it (they are this thread's all the same).
-  if (th.run.task && th.thread_fiber &&
-      __tsan_get_current_fiber() != th.thread_fiber) {
-    __tsan_release(th.run.task);
-    __tsan_switch_to_fiber(th.thread_fiber, kSwitchFlags);
+PthreadExitFn pthread_exit_for_task() {
+  if (tsan()) {
+    ThreadState *th = existing_san_thread();
+    static auto libc_exit =
+        reinterpret_cast<PthreadExitFn>(dlsym(RTLD_NEXT, "pthread_exit"));
+    if (th && th->run.task && libc_exit)
+      return libc_exit;
   }
+  return &pthread_exit;
 }
 
 NO_TSAN void leave_task(const void *key, bool finished) {
@@ -401,7 +400,6 @@ NO_TSAN void leave_task(const void *key, bool finished) {
   }
   if (tsan()) {
     __tsan_release(s);
-    // (Already current when the task ended the thread: thread_exiting.)
     if (__tsan_get_current_fiber() != th.run.return_fiber)
       __tsan_switch_to_fiber(th.run.return_fiber, kSwitchFlags);
   }

@@ -79,10 +79,15 @@ int internal_threads();
 // foreign call: TSan's ignores, on in one, end first (TSan reports a thread
 // that ends with them on, and changes the exit status).
 void ending_process();
-// The running task is about to end its thread (pthread_exit): under TSan
-// the thread's own context becomes current again, as TSan's pthread_exit
-// requires; the unwinding that follows ends the task (leave_task).
-void thread_exiting();
+// The pthread_exit a task that ends its thread calls. Under TSan, the C
+// library's own, past TSan's: TSan's insists on the thread's own context,
+// but the task's frames must unwind in the task's, since their TSan
+// function-exit hooks pop the current context's shadow stack (popping the
+// thread's, they went below its start, and a later push wrote under it).
+// The unwinding ends the task where it leaves the task's first frame
+// (leave_task), which makes the thread's context current again.
+using PthreadExitFn = void (*)(void *);
+PthreadExitFn pthread_exit_for_task();
 // The running task's stack is now [lo, hi) (growth.cc, after a copy).
 void task_stack_moved(uintptr_t lo, uintptr_t hi);
 

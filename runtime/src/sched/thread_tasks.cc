@@ -122,12 +122,12 @@ void *thread_start(void *p) {
 } // namespace copystack_rt
 
 // pthread_exit as instrumented code calls it (passes/BlockingCalls.cpp
-// redirects the call, abi.h): the sanitizers learn first that the thread,
-// not the task, is ending. A foreign call, on the thread's stack.
+// redirects the call, abi.h), past TSan's own under TSan
+// (san::pthread_exit_for_task). A foreign call, on the thread's stack.
 extern "C" __attribute__((visibility("default"), noreturn)) void
 __copystack_blocking_pthread_exit(void *result) {
-  copystack_rt::san::thread_exiting();
-  pthread_exit(result);
+  copystack_rt::san::pthread_exit_for_task()(result);
+  __builtin_unreachable();
 }
 
 // Not under a sanitizer, which interposes pthread_create itself.
