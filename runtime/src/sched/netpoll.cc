@@ -51,6 +51,8 @@ PollDesc *find_desc(int fd) {
 constexpr uint64_t kPollEveryNs = 10 * 1000 * 1000;
 // Events taken per epoll_wait (Go's netpoll: 128).
 constexpr int kEvents = 128;
+// Batches taken per poll at most (poll_once): 8,192 events.
+constexpr int kPollRounds = 64;
 // The epoll data of the break eventfd; a descriptor's is gen << 32 | fd.
 constexpr uint64_t kBreakToken = ~uint64_t(0);
 
@@ -273,27 +275,39 @@ void deliver_signals(Woken &out) {
   g.interrupting.unlock();
 }
 
-// One epoll_wait: -1 blocks, 0 does not. Makes the tasks it finds runnable
-// (sleep_word, when a sleeping worker polls: set to 0 first, so that waking
-// them does not try to wake this worker). Returns how many.
+// Every event epoll has ready, a batch of kEvents at a time: the first
+// epoll_wait blocks when timeout_ms is -1, the rest do not, and they go on
+// while a batch comes back full (up to kPollRounds). Taking one batch per
+// poll is not enough: epoll returns events in the order they came, and a
+// descriptor registered for both directions reports itself writable once
+// at once, so thousands of idle connections can queue ahead of the one
+// event that matters (a listening socket's), which would then wait several
+// polls, 10 ms apart when the monitor polls, while its backlog overflows.
+// Makes the tasks it finds runnable (sleep_word, when a sleeping worker
+// polls: set to 0 first, so that waking them does not try to wake this
+// worker). Returns how many.
 int poll_once(int timeout_ms, std::atomic<int> *sleep_word) {
   epoll_event evs[kEvents];
-  int n = epoll_wait(g.epfd, evs, kEvents, timeout_ms);
-  if (n < 0)
-    n = 0; // EINTR: a signal, delivered below
-  g.last_poll.store(now_ns(), std::memory_order_relaxed);
   Woken woken;
-  for (int i = 0; i < n; ++i) {
-    uint64_t data = evs[i].data.u64;
-    if (data == kBreakToken) {
-      uint64_t count;
-      ssize_t rc = read(g.breakfd, &count, sizeof count);
-      (void)rc; // EAGAIN: someone else drained it
-      g.break_pending.store(false);
-      continue;
+  for (int round = 0; round < kPollRounds; ++round) {
+    int n = epoll_wait(g.epfd, evs, kEvents, round ? 0 : timeout_ms);
+    if (n < 0)
+      n = 0; // EINTR: a signal, delivered below
+    g.last_poll.store(now_ns(), std::memory_order_relaxed);
+    for (int i = 0; i < n; ++i) {
+      uint64_t data = evs[i].data.u64;
+      if (data == kBreakToken) {
+        uint64_t count;
+        ssize_t rc = read(g.breakfd, &count, sizeof count);
+        (void)rc; // EAGAIN: someone else drained it
+        g.break_pending.store(false);
+        continue;
+      }
+      on_event(static_cast<int>(data & 0xffffffffu),
+               static_cast<uint32_t>(data >> 32), evs[i].events, woken);
     }
-    on_event(static_cast<int>(data & 0xffffffffu),
-             static_cast<uint32_t>(data >> 32), evs[i].events, woken);
+    if (n < kEvents)
+      break;
   }
   deliver_signals(woken);
   if (sleep_word)
