@@ -33,6 +33,7 @@
 #include <time.h>
 #include <cstdlib>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace copystack_rt {
@@ -55,6 +56,8 @@ struct Worker {
   std::atomic<bool> idle{false};
   uint32_t rand_state = 1;
   uint64_t ticks = 0;
+  // Which shared queue refills an empty local queue first (look()).
+  bool refill_global = false;
   // Published once the worker runs; the monitor reads its foreign-call state.
   std::atomic<Thread *> thread{nullptr};
   // The monitor's last look at this worker's foreign calls.
@@ -66,16 +69,31 @@ namespace {
 
 constexpr int kMaxWorkers = 1024;
 
+// A FIFO of tasks under a spin lock, shared by all workers.
+struct TaskQueue {
+  SpinLock lock;
+  Task *head = nullptr, *tail = nullptr;
+  std::atomic<uint64_t> len{0};
+  void put(Task *t);
+  Task *get(Worker *w, uint32_t batch);
+};
+
 struct Scheduler {
   Once started;
   std::atomic<int> nworkers{0};
   // A slot changes when the monitor puts a spare in a stuck worker's place.
   std::atomic<Worker *> workers[kMaxWorkers];
   std::atomic<int> spawned_workers{0};
-  // The global queue.
-  SpinLock global_lock;
-  Task *global_head = nullptr, *global_tail = nullptr;
-  std::atomic<uint64_t> global_len{0};
+  // The global queue: tasks spawned or yielded outside a worker's own
+  // queue, and what a full worker queue sheds.
+  TaskQueue global;
+  // Tasks made runnable outside the workers: by the network poller when
+  // the monitor polls, by timers, by threads that are not workers. Apart
+  // from the global queue, which may hold thousands of spawned tasks: a
+  // task woken by an event should not wait behind them all (an acceptor
+  // behind thousands of clients lets the listen backlog overflow, and
+  // each dropped connection waits a second for its SYN to be resent).
+  TaskQueue woken;
   std::atomic<int> nidle{0};
   // Workers looking for work before they sleep (Go's spinning Ms): while
   // one spins, making a task runnable need not wake anyone.
@@ -112,40 +130,40 @@ int default_workers() {
   return 1;
 }
 
-// ---- the global queue -----------------------------------------------------
+// ---- the shared queues ---------------------------------------------------
 
-void global_put(Task *t) {
+void TaskQueue::put(Task *t) {
   t->next = nullptr;
-  std::lock_guard<SpinLock> g(g_sched.global_lock);
-  if (g_sched.global_tail)
-    g_sched.global_tail->next = t;
+  std::lock_guard<SpinLock> g(lock);
+  if (tail)
+    tail->next = t;
   else
-    g_sched.global_head = t;
-  g_sched.global_tail = t;
-  g_sched.global_len.fetch_add(1);
+    head = t;
+  tail = t;
+  len.fetch_add(1);
 }
 
 // Takes one task, and moves up to `batch` more into w's queue.
-Task *global_get(Worker *w, uint32_t batch) {
-  if (g_sched.global_len.load(std::memory_order_relaxed) == 0)
+Task *TaskQueue::get(Worker *w, uint32_t batch) {
+  if (len.load(std::memory_order_relaxed) == 0)
     return nullptr;
-  std::lock_guard<SpinLock> g(g_sched.global_lock);
-  Task *t = g_sched.global_head;
+  std::lock_guard<SpinLock> g(lock);
+  Task *t = head;
   if (!t)
     return nullptr;
-  g_sched.global_head = t->next;
-  if (!g_sched.global_head)
-    g_sched.global_tail = nullptr;
-  g_sched.global_len.fetch_sub(1);
+  head = t->next;
+  if (!head)
+    tail = nullptr;
+  len.fetch_sub(1);
   if (w) {
     uint32_t h = w->head.load(std::memory_order_acquire);
     uint32_t tl = w->tail.load(std::memory_order_relaxed);
-    while (batch-- && g_sched.global_head && tl - h < Worker::kQueue) {
-      Task *x = g_sched.global_head;
-      g_sched.global_head = x->next;
-      if (!g_sched.global_head)
-        g_sched.global_tail = nullptr;
-      g_sched.global_len.fetch_sub(1);
+    while (batch-- && head && tl - h < Worker::kQueue) {
+      Task *x = head;
+      head = x->next;
+      if (!head)
+        tail = nullptr;
+      len.fetch_sub(1);
       w->ring[tl % Worker::kQueue].store(x, std::memory_order_relaxed);
       ++tl;
     }
@@ -153,6 +171,8 @@ Task *global_get(Worker *w, uint32_t batch) {
   }
   return t;
 }
+
+void global_put(Task *t) { g_sched.global.put(t); }
 
 // ---- a worker's own queue --------------------------------------------------
 
@@ -227,8 +247,42 @@ Task *runq_steal(Worker *w, Worker *victim, bool take_runnext) {
   }
 }
 
+// A spare worker, before its thread starts, takes over a stuck worker's
+// runnext and queue in their order (Go's handoffp passes the P with its run
+// queue). Not to the global queue: that may hold thousands of spawned
+// tasks, and a task readied moments ago (an acceptor woken by the poller)
+// would wait behind them all. The stuck thread may take from its queue
+// meanwhile; every take is a compare-and-swap on its head.
+void inherit_queue(Worker *spare, Worker *stuck) {
+  spare->runnext.store(stuck->runnext.exchange(nullptr),
+                       std::memory_order_relaxed);
+  uint32_t tl = spare->tail.load(std::memory_order_relaxed);
+  for (;;) {
+    uint32_t h = stuck->head.load(std::memory_order_acquire);
+    uint32_t t = stuck->tail.load(std::memory_order_acquire);
+    uint32_t n = t - h;
+    if (n == 0)
+      break;
+    if (n > Worker::kQueue)
+      continue; // inconsistent snapshot
+    Task *batch[Worker::kQueue];
+    for (uint32_t i = 0; i < n; ++i)
+      batch[i] = stuck->ring[(h + i) % Worker::kQueue].load(
+          std::memory_order_relaxed);
+    if (!stuck->head.compare_exchange_strong(h, h + n,
+                                             std::memory_order_acq_rel))
+      continue;
+    for (uint32_t i = 0; i < n; ++i)
+      spare->ring[(tl + i) % Worker::kQueue].store(batch[i],
+                                                   std::memory_order_relaxed);
+    tl += n;
+    break; // the stuck thread puts nothing more in its queue
+  }
+  spare->tail.store(tl, std::memory_order_release);
+}
+
 bool has_work() {
-  if (g_sched.global_len.load() > 0)
+  if (g_sched.global.len.load() > 0 || g_sched.woken.len.load() > 0)
     return true;
   for (int i = 0; i < g_sched.nworkers; ++i) {
     Worker *v = g_sched.workers[i].load(std::memory_order_acquire);
@@ -262,18 +316,34 @@ void wake_one() {
 // One look at every source of work, in Go's order.
 Task *look(Worker *w, bool take_runnext) {
   ++w->ticks;
-  // Now and then the global queue first, so that it is not starved.
-  if (w->ticks % 61 == 0)
-    if (Task *t = global_get(w, 1))
+  // Now and then the shared queues first, so that they are not starved:
+  // each has a turn of its own in every 61 ticks, and takes the other's
+  // when it is empty.
+  uint64_t turn = w->ticks % 61;
+  if (turn == 0 || turn == 30) {
+    TaskQueue &first = turn == 0 ? g_sched.woken : g_sched.global;
+    TaskQueue &second = turn == 0 ? g_sched.global : g_sched.woken;
+    if (Task *t = first.get(w, 1))
       return t;
+    if (Task *t = second.get(w, 1))
+      return t;
+  }
   if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
     return t;
   if (Task *t = runq_get(w))
     return t;
   if (Task *t = preempted_take())
     return t;
-  if (Task *t = global_get(w, Worker::kQueue / 2))
-    return t;
+  // Its own queue is dry: a batch from the shared queues, from each in
+  // turn, so that neither waits behind the other's backlog.
+  TaskQueue *shared[2] = {&g_sched.woken, &g_sched.global};
+  if (w->refill_global)
+    std::swap(shared[0], shared[1]);
+  for (TaskQueue *q : shared)
+    if (Task *t = q->get(w, Worker::kQueue / 2)) {
+      w->refill_global = q == &g_sched.woken;
+      return t;
+    }
   int n = g_sched.nworkers;
   int start = static_cast<int>(fastrand(w) % n);
   for (int i = 0; i < n; ++i) {
@@ -472,9 +542,10 @@ void start() {
 // yield (preempt.h), and replaces stuck workers: a worker that has been in
 // the same foreign call for two looks in a row (1-2 ms) while tasks wait is
 // stuck, and a spare worker thread takes its place until it comes back.
-// The spare takes the stuck worker's slot: the stuck thread, when its call
-// returns, finishes its task and what it had queued, then exits (what its
-// task makes runnable meanwhile goes to the global queue).
+// The spare takes the stuck worker's slot and queues: the stuck thread,
+// when its call returns, finishes its task (and anything put in its queue
+// while it was being replaced), then exits (what its task makes runnable
+// meanwhile goes to the woken queue).
 void *monitor_main(void *) {
   RuntimeThread counted;
   for (;;) {
@@ -502,8 +573,8 @@ void *monitor_main(void *) {
       }
       if (++w->stuck_polls < 2 || !has_work())
         continue;
-      // A spare takes the slot; what waited in the stuck worker's queue
-      // goes to the global queue, where everyone finds it.
+      // A spare takes the slot, and what waited in the stuck worker's
+      // queues.
       auto *spare = new Worker;
       spare->id = w->id;
       // Seeded from the slot and the spare count, not from the stuck
@@ -516,10 +587,7 @@ void *monitor_main(void *) {
       // Never freed: its thread may still look at it.
       san::never_freed(w);
       g_sched.workers[i].store(spare, std::memory_order_release);
-      while (Task *t = runq_steal(spare, w, true))
-        global_put(t);
-      while (Task *t = runq_get(spare))
-        global_put(t);
+      inherit_queue(spare, w);
       g_sched.spawned_workers.fetch_add(1);
       start_worker_thread(spare);
       wake_one();
@@ -532,8 +600,14 @@ void *monitor_main(void *) {
 
 void start_scheduler() { g_sched.started.call(start); }
 
-void scheduler_fork_lock() { g_sched.global_lock.lock(); }
-void scheduler_fork_unlock() { g_sched.global_lock.unlock(); }
+void scheduler_fork_lock() {
+  g_sched.global.lock.lock();
+  g_sched.woken.lock.lock();
+}
+void scheduler_fork_unlock() {
+  g_sched.woken.lock.unlock();
+  g_sched.global.lock.unlock();
+}
 
 void scheduler_after_fork_child() {
   if (!g_sched.started.done())
@@ -599,7 +673,7 @@ void ready(Task *t) {
     if (Task *old = w->runnext.exchange(t, std::memory_order_acq_rel))
       runq_put(w, old);
   } else {
-    global_put(t);
+    g_sched.woken.put(t);
   }
   wake_one();
 }
@@ -650,7 +724,7 @@ void run_bound(Task *t, BoundRun &b) {
   Thread &th = __copystack_thread;
   b.saved = th;
   b.saved_limit = read_limit();
-  th.worker = nullptr; // what this task wakes goes to the global queue
+  th.worker = nullptr; // what this task wakes goes to the woken queue
   for (;;) {
     g_sched.bound_running.fetch_add(1);
     bool finished = execute(t);

@@ -3,9 +3,13 @@
 // N worker threads (copystack_workers) run tasks. Each worker has a
 // lock-free run queue of 256 tasks (Go's runq: the owner pushes and pops,
 // others steal half) and a runnext slot: a task a worker wakes runs next on
-// that worker, so a ping-pong between two tasks stays on one thread. A
-// global queue takes what does not fit and what threads outside the
-// scheduler make runnable. An idle worker looks everywhere, registers as
+// that worker, so a ping-pong between two tasks stays on one thread. Two
+// shared queues: the global one takes what does not fit and what is spawned
+// or yields outside a worker's queue; the woken one what the poller, the
+// timers and threads outside the scheduler make runnable, so that a task an
+// event woke does not wait behind thousands of spawned ones. A worker
+// serves each shared queue now and then, and refills its empty queue from
+// them in turn. An idle worker looks everywhere, registers as
 // idle, looks again (so that a task made runnable meanwhile is not missed),
 // and sleeps on a futex until woken; there is no busy spinning.
 //
@@ -22,7 +26,8 @@
 //
 // A monitor thread (Go's sysmon) watches for workers stuck in a foreign
 // call and starts another worker while one is, so that a task blocked in
-// read(2) does not stall the tasks queued behind it.
+// read(2) does not stall the tasks queued behind it: the spare takes over the
+// stuck worker's queue and runnext, in their order.
 #ifndef COPYSTACK_SCHEDULER_H
 #define COPYSTACK_SCHEDULER_H
 
@@ -52,7 +57,7 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
-// fork(): the global queue's lock, before it and after it; in the child,
+// fork(): the shared queues' locks, before it and after it; in the child,
 // the forking thread is the only one left: new threads take the other
 // workers' places and the monitor's (sched/fork.cc).
 void scheduler_fork_lock();

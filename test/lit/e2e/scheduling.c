@@ -69,7 +69,7 @@ static void migrant(void *arg) {
     errno = (int)id;
     // A yield goes back to this worker's queue: a task moves only when
     // another worker steals it, which an even load may never need (1 run in
-    // about 15 saw no task move). A sleep's wake-up goes to the global
+    // about 15 saw no task move). A sleep's wake-up goes to a shared
     // queue, which every worker serves.
     if (i % 100 == 50)
       copystack_sleep_ns(1000000);
