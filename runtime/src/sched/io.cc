@@ -49,6 +49,7 @@
 // connect and copystack_fd_wait; they end a wait with ETIMEDOUT.
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "platform/split_stack_notes.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
@@ -74,6 +75,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -373,6 +375,41 @@ uint64_t full_length(const copystack_io_call *c) {
   }
 }
 
+// The attempts' socket calls are system calls made directly, as Go makes
+// them: the C library's are cancellation points, which switch the thread's
+// cancellation type on and off around every call (a worker thread is not
+// cancelled while its tasks run, and a pending cancellation should not end
+// it in the middle of one). Under ASan or TSan, the C library's: they
+// intercept them (the buffer checks, TSan's order from a send to the
+// receive that sees it).
+bool sanitized() { return san::asan() || san::tsan(); }
+
+int64_t sock_recvfrom(int fd, void *buf, size_t len, int flags, sockaddr *a,
+                      socklen_t *alen) {
+  if (sanitized())
+    return recvfrom(fd, buf, len, flags, a, alen);
+  return syscall(SYS_recvfrom, fd, buf, len, flags, a, alen);
+}
+
+int64_t sock_sendto(int fd, const void *buf, size_t len, int flags,
+                    const sockaddr *a, socklen_t alen) {
+  if (sanitized())
+    return sendto(fd, buf, len, flags, a, alen);
+  return syscall(SYS_sendto, fd, buf, len, flags, a, alen);
+}
+
+int64_t sock_recvmsg(int fd, msghdr *m, int flags) {
+  if (sanitized())
+    return recvmsg(fd, m, flags);
+  return syscall(SYS_recvmsg, fd, m, flags);
+}
+
+int64_t sock_sendmsg(int fd, const msghdr *m, int flags) {
+  if (sanitized())
+    return sendmsg(fd, m, flags);
+  return syscall(SYS_sendmsg, fd, m, flags);
+}
+
 // One transfer that does not block, from byte `done` of the call's data.
 int64_t transfer(copystack_io_call *c, uint8_t kind, uint64_t done) {
   const int fd = c->fd;
@@ -385,8 +422,9 @@ int64_t transfer(copystack_io_call *c, uint8_t kind, uint64_t done) {
   case COPYSTACK_IO_READ:
   case COPYSTACK_IO_WRITE: {
     if (kind == kSocket)
-      return c->kind == COPYSTACK_IO_READ ? recv(fd, buf, rest, dw)
-                                          : send(fd, buf, rest, dw);
+      return c->kind == COPYSTACK_IO_READ
+                 ? sock_recvfrom(fd, buf, rest, dw, nullptr, nullptr)
+                 : sock_sendto(fd, buf, rest, dw, nullptr, 0);
     iovec iov = {buf, rest};
     return c->kind == COPYSTACK_IO_READ ? preadv2(fd, &iov, 1, -1, RWF_NOWAIT)
                                         : pwritev2(fd, &iov, 1, -1, RWF_NOWAIT);
@@ -405,31 +443,33 @@ int64_t transfer(copystack_io_call *c, uint8_t kind, uint64_t done) {
       msghdr m{};
       m.msg_iov = left;
       m.msg_iovlen = nleft;
-      return c->kind == COPYSTACK_IO_READV ? recvmsg(fd, &m, dw)
-                                           : sendmsg(fd, &m, dw);
+      return c->kind == COPYSTACK_IO_READV ? sock_recvmsg(fd, &m, dw)
+                                           : sock_sendmsg(fd, &m, dw);
     }
     return c->kind == COPYSTACK_IO_READV
                ? preadv2(fd, left, nleft, -1, RWF_NOWAIT)
                : pwritev2(fd, left, nleft, -1, RWF_NOWAIT);
   }
   case COPYSTACK_IO_RECV:
-    return recv(fd, buf, rest, static_cast<int>(n[1]) | dw);
+    return sock_recvfrom(fd, buf, rest, static_cast<int>(n[1]) | dw, nullptr,
+                         nullptr);
   case COPYSTACK_IO_RECVFROM:
-    return recvfrom(fd, buf, rest, static_cast<int>(n[1]) | dw,
-                    static_cast<sockaddr *>(p[1]),
-                    static_cast<socklen_t *>(p[2]));
+    return sock_recvfrom(fd, buf, rest, static_cast<int>(n[1]) | dw,
+                         static_cast<sockaddr *>(p[1]),
+                         static_cast<socklen_t *>(p[2]));
   case COPYSTACK_IO_SEND:
-    return send(fd, buf, rest, static_cast<int>(n[1]) | dw);
+    return sock_sendto(fd, buf, rest, static_cast<int>(n[1]) | dw, nullptr, 0);
   case COPYSTACK_IO_SENDTO:
-    return sendto(fd, buf, rest, static_cast<int>(n[1]) | dw,
-                  static_cast<sockaddr *>(p[1]), static_cast<socklen_t>(n[2]));
+    return sock_sendto(fd, buf, rest, static_cast<int>(n[1]) | dw,
+                       static_cast<sockaddr *>(p[1]),
+                       static_cast<socklen_t>(n[2]));
   case COPYSTACK_IO_RECVMSG:
   case COPYSTACK_IO_SENDMSG: {
     auto *m = static_cast<msghdr *>(p[0]);
     if (!done)
       return c->kind == COPYSTACK_IO_RECVMSG
-                 ? recvmsg(fd, m, static_cast<int>(n[0]) | dw)
-                 : sendmsg(fd, m, static_cast<int>(n[0]) | dw);
+                 ? sock_recvmsg(fd, m, static_cast<int>(n[0]) | dw)
+                 : sock_sendmsg(fd, m, static_cast<int>(n[0]) | dw);
     // The rest of a message sent (or received with MSG_WAITALL) in parts;
     // its ancillary data went with the first.
     int cnt = static_cast<int>(m->msg_iovlen);
@@ -440,8 +480,8 @@ int64_t transfer(copystack_io_call *c, uint8_t kind, uint64_t done) {
     rest_m.msg_control = nullptr;
     rest_m.msg_controllen = 0;
     int64_t r = c->kind == COPYSTACK_IO_RECVMSG
-                    ? recvmsg(fd, &rest_m, static_cast<int>(n[0]) | dw)
-                    : sendmsg(fd, &rest_m, static_cast<int>(n[0]) | dw);
+                    ? sock_recvmsg(fd, &rest_m, static_cast<int>(n[0]) | dw)
+                    : sock_sendmsg(fd, &rest_m, static_cast<int>(n[0]) | dw);
     m->msg_flags = rest_m.msg_flags;
     return r;
   }
@@ -666,12 +706,13 @@ int fd_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
       return blocking(c, w);
     return fail(c, w, EAGAIN);
   }
-  uint64_t now = now_ns();
   if (!w) {
     w = new_wait(1);
-    w->started = now;
+    w->started = 0; // read from the clock once a timeout needs it
     c->wait = w;
   }
+  if (timeo && !w->started)
+    w->started = now_ns();
   w->done = done;
   WaitRec *rec = &w->recs[0];
   IoWait *self = rec->wait;

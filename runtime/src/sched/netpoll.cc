@@ -293,7 +293,8 @@ int poll_once(int timeout_ms, std::atomic<int> *sleep_word) {
     int n = epoll_wait(g.epfd, evs, kEvents, round ? 0 : timeout_ms);
     if (n < 0)
       n = 0; // EINTR: a signal, delivered below
-    g.last_poll.store(now_ns(), std::memory_order_relaxed);
+    if (round == 0)
+      g.last_poll.store(now_ns(), std::memory_order_relaxed);
     for (int i = 0; i < n; ++i) {
       uint64_t data = evs[i].data.u64;
       if (data == kBreakToken) {
@@ -657,7 +658,6 @@ void __copystack_io_park_then(void *arg) {
   set_waiting(task, kWaitExternal); // not a deadlock (sched/deadlock.h)
   w->task = task;
   const uint64_t seq = g.seq.fetch_add(1) + 1;
-  const uint64_t now = now_ns();
   // Every descriptor's lock, in address order (two waits on overlapping
   // descriptors lock them in the same order).
   PollDesc *one[1];
@@ -694,7 +694,7 @@ void __copystack_io_park_then(void *arg) {
         deadline = d;
     }
   }
-  if (early == kNotWaiting && deadline && deadline <= now)
+  if (early == kNotWaiting && deadline && deadline <= now_ns())
     early = kTimedOut;
   const Interrupt interrupt = w->interrupt;
   const SignalCounts signals = w->signals;
