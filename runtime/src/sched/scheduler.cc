@@ -19,6 +19,7 @@
 
 #include "copystack/copystack.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -63,6 +64,10 @@ struct Worker {
   // The monitor's last look at this worker's foreign calls.
   uint64_t seen_seq = 0;
   int stuck_polls = 0;
+  // Hand-offs of this slot in a row, each soon after the one before, and
+  // when the last one was (monitor_main's back-off).
+  int handoff_streak = 0;
+  uint64_t handoff_ns = 0;
 };
 
 namespace {
@@ -546,6 +551,9 @@ void start() {
 // when its call returns, finishes its task (and anything put in its queue
 // while it was being replaced), then exits (what its task makes runnable
 // meanwhile goes to the woken queue).
+constexpr uint64_t kHandoffStreakNs = 20 * 1000 * 1000;
+constexpr int kMaxHandoffStreak = 2;
+
 void *monitor_main(void *) {
   RuntimeThread counted;
   for (;;) {
@@ -571,7 +579,7 @@ void *monitor_main(void *) {
         w->stuck_polls = 0;
         continue;
       }
-      if (++w->stuck_polls < 2 || !has_work())
+      if (++w->stuck_polls < (2 << w->handoff_streak) || !has_work())
         continue;
       // A spare takes the slot, and what waited in the stuck worker's
       // queues.
@@ -583,6 +591,16 @@ void *monitor_main(void *) {
           ((uint32_t(w->id + 1) * 2654435761u) ^
            (uint32_t(g_sched.spawned_workers.load() + 1) * 40503u)) |
           1;
+      // A spare that gets stuck again right away (the tasks it runs all
+      // wait for the same kernel lock: socket() while another thread grows
+      // the descriptor table waits out an RCU grace period) is replaced
+      // only after twice as long each time, up to 8 ms, so that such a
+      // stall does not start a thread every 2 ms.
+      spare->handoff_streak =
+          now - w->handoff_ns < kHandoffStreakNs
+              ? std::min(w->handoff_streak + 1, kMaxHandoffStreak)
+              : 0;
+      spare->handoff_ns = now;
       w->retired.store(true);
       // Never freed: its thread may still look at it.
       san::never_freed(w);
