@@ -158,23 +158,27 @@ bool claim_seq(IoWait *w, uint64_t seq, WaitEnd end) {
 }
 
 // Tasks made runnable, chained through Task::next (a parked task is on no
-// run queue), readied once every lock is released.
+// run queue) in the order their waits ended, readied in that order once
+// every lock is released.
 struct Woken {
-  Task *head = nullptr;
+  Task *head = nullptr, *tail = nullptr;
   int n = 0;
   void add(Task *t) {
-    t->next = head;
-    head = t;
+    t->next = nullptr;
+    if (tail)
+      tail->next = t;
+    else
+      head = t;
+    tail = t;
     ++n;
   }
   int ready_all() {
     int count = n;
-    while (Task *t = head) {
-      head = t->next;
-      t->next = nullptr;
-      ready(t);
-    }
+    Task *list = head;
+    head = tail = nullptr;
     n = 0;
+    if (list)
+      ready_list(list);
     return count;
   }
 };

@@ -696,6 +696,27 @@ void ready(Task *t) {
   wake_one();
 }
 
+void ready_list(Task *head) {
+  Worker *w = own_worker();
+  bool queued = false;
+  while (Task *t = head) {
+    head = t->next;
+    t->next = nullptr;
+    if (t->runner) {
+      ready(t);
+      continue;
+    }
+    t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
+    if (w)
+      runq_put(w, t);
+    else
+      g_sched.woken.put(t);
+    queued = true;
+  }
+  if (queued)
+    wake_one();
+}
+
 void spawn(Task *t) {
   san::task_created(t, t->id);
   start_scheduler();

@@ -42,8 +42,15 @@
 namespace copystack_rt {
 
 // Makes a parked task runnable. From any thread, inside or outside the
-// scheduler, with or without runtime locks held.
+// scheduler, with or without runtime locks held. On a worker, t runs next
+// there (a task that wakes another hands it the worker).
 void ready(Task *t);
+
+// Makes a list of parked tasks (chained through Task::next) runnable in its
+// order, behind the tasks already queued: the poller's batches, so that
+// connections are served in the order their events came, none jumping
+// ahead through runnext. From any thread, with no runtime lock held.
+void ready_list(Task *head);
 
 // The task that is parking, while its then() runs; null otherwise.
 Task *parking_task();
