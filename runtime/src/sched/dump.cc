@@ -234,14 +234,23 @@ void prepare_spawn() {
     return;
   p.in = memfd_create("copystack-dump-in", MFD_CLOEXEC);
   p.out = memfd_create("copystack-dump-out", MFD_CLOEXEC);
-  if (p.in < 0 || p.out < 0 || posix_spawn_file_actions_init(&p.fa) != 0)
+  const bool actions = p.in >= 0 && p.out >= 0 &&
+                       posix_spawn_file_actions_init(&p.fa) == 0;
+  if (actions && posix_spawn_file_actions_adddup2(&p.fa, p.in, 0) == 0 &&
+      posix_spawn_file_actions_adddup2(&p.fa, p.out, 1) == 0 &&
+      posix_spawn_file_actions_addopen(&p.fa, 2, "/dev/null", O_WRONLY, 0) ==
+          0) {
+    p.ready = true;
     return;
-  if (posix_spawn_file_actions_adddup2(&p.fa, p.in, 0) != 0 ||
-      posix_spawn_file_actions_adddup2(&p.fa, p.out, 1) != 0 ||
-      posix_spawn_file_actions_addopen(&p.fa, 2, "/dev/null", O_WRONLY, 0) !=
-          0)
-    return;
-  p.ready = true;
+  }
+  // What was made goes back: the next dump outside a handler tries again.
+  if (actions)
+    posix_spawn_file_actions_destroy(&p.fa);
+  if (p.in >= 0)
+    close(p.in);
+  if (p.out >= 0)
+    close(p.out);
+  p.in = p.out = -1;
 }
 
 // Runs the symbolizer once over every address in the table, and points
