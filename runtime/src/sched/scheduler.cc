@@ -218,72 +218,65 @@ Task *runq_get(Worker *w) {
   }
 }
 
+// Takes tasks from the head of victim's queue into batch, with a
+// compare-and-swap on its head (its owner and other thieves may be taking
+// too): half of them, rounded up, or all. Returns how many; 0 when empty.
+uint32_t runq_grab(Worker *victim, Task **batch, bool all) {
+  for (;;) {
+    uint32_t h = victim->head.load(std::memory_order_acquire);
+    uint32_t tl = victim->tail.load(std::memory_order_acquire);
+    uint32_t n = tl - h;
+    if (n == 0)
+      return 0;
+    if (n > Worker::kQueue)
+      continue; // inconsistent snapshot
+    if (!all)
+      n = n - n / 2;
+    for (uint32_t i = 0; i < n; ++i)
+      batch[i] = victim->ring[(h + i) % Worker::kQueue].load(
+          std::memory_order_relaxed);
+    if (victim->head.compare_exchange_strong(h, h + n,
+                                             std::memory_order_acq_rel))
+      return n;
+  }
+}
+
 // Steals half of victim's queue into w's; returns one task to run. The
 // victim's runnext only when asked: it is usually the partner of the task
 // the victim runs now, about to run there (Go waits a few microseconds
 // before taking it, for the same reason).
 Task *runq_steal(Worker *w, Worker *victim, bool take_runnext) {
-  for (;;) {
-    uint32_t h = victim->head.load(std::memory_order_acquire);
-    uint32_t tl = victim->tail.load(std::memory_order_acquire);
-    uint32_t n = tl - h;
-    if (n == 0 || n > Worker::kQueue) {
-      if (n == 0) {
-        if (!take_runnext)
-          return nullptr;
-        Task *t = victim->runnext.load(std::memory_order_acquire);
-        if (t && victim->runnext.compare_exchange_strong(t, nullptr))
-          return t;
-        return nullptr;
-      }
-      continue; // inconsistent snapshot
-    }
-    n = n - n / 2;
-    Task *batch[Worker::kQueue];
-    for (uint32_t i = 0; i < n; ++i)
-      batch[i] = victim->ring[(h + i) % Worker::kQueue].load(
-          std::memory_order_relaxed);
-    if (!victim->head.compare_exchange_strong(h, h + n,
-                                              std::memory_order_acq_rel))
-      continue;
-    for (uint32_t i = 1; i < n; ++i)
-      runq_put(w, batch[i]);
-    return batch[0];
+  Task *batch[Worker::kQueue];
+  uint32_t n = runq_grab(victim, batch, false);
+  if (n == 0) {
+    if (!take_runnext)
+      return nullptr;
+    Task *t = victim->runnext.load(std::memory_order_acquire);
+    if (t && victim->runnext.compare_exchange_strong(t, nullptr))
+      return t;
+    return nullptr;
   }
+  for (uint32_t i = 1; i < n; ++i)
+    runq_put(w, batch[i]);
+  return batch[0];
 }
 
 // A spare worker, before its thread starts, takes over a stuck worker's
 // runnext and queue in their order (Go's handoffp passes the P with its run
 // queue). Not to the global queue: that may hold thousands of spawned
 // tasks, and a task readied moments ago (an acceptor woken by the poller)
-// would wait behind them all. The stuck thread may take from its queue
-// meanwhile; every take is a compare-and-swap on its head.
+// would wait behind them all. The stuck thread may still take from its
+// queue; it puts nothing more in it (own_worker).
 void inherit_queue(Worker *spare, Worker *stuck) {
   spare->runnext.store(stuck->runnext.exchange(nullptr),
                        std::memory_order_relaxed);
+  Task *batch[Worker::kQueue];
+  uint32_t n = runq_grab(stuck, batch, true);
   uint32_t tl = spare->tail.load(std::memory_order_relaxed);
-  for (;;) {
-    uint32_t h = stuck->head.load(std::memory_order_acquire);
-    uint32_t t = stuck->tail.load(std::memory_order_acquire);
-    uint32_t n = t - h;
-    if (n == 0)
-      break;
-    if (n > Worker::kQueue)
-      continue; // inconsistent snapshot
-    Task *batch[Worker::kQueue];
-    for (uint32_t i = 0; i < n; ++i)
-      batch[i] = stuck->ring[(h + i) % Worker::kQueue].load(
-          std::memory_order_relaxed);
-    if (!stuck->head.compare_exchange_strong(h, h + n,
-                                             std::memory_order_acq_rel))
-      continue;
-    for (uint32_t i = 0; i < n; ++i)
-      spare->ring[(tl + i) % Worker::kQueue].store(batch[i],
-                                                   std::memory_order_relaxed);
-    tl += n;
-    break; // the stuck thread puts nothing more in its queue
-  }
-  spare->tail.store(tl, std::memory_order_release);
+  for (uint32_t i = 0; i < n; ++i)
+    spare->ring[(tl + i) % Worker::kQueue].store(batch[i],
+                                                 std::memory_order_relaxed);
+  spare->tail.store(tl + n, std::memory_order_release);
 }
 
 bool has_work() {
