@@ -10,7 +10,6 @@
 #include "platform/fatal.h"
 #include "platform/once.h"
 #include "platform/sanitizers.h"
-#include "platform/spinlock.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
 #include "core/verify.h"
@@ -74,9 +73,12 @@ namespace {
 
 constexpr int kMaxWorkers = 1024;
 
-// A FIFO of tasks under a spin lock, shared by all workers.
+// A FIFO of tasks shared by all workers, under a mutex (Go's sched.lock).
+// Not a SpinLock: the timer thread and other threads outside the workers
+// put here, and ThreadSanitizer (the runtime's own TSan build) did not see
+// their spin-lock release order the workers' reads of the queue after it.
 struct TaskQueue {
-  SpinLock lock;
+  std::mutex lock;
   Task *head = nullptr, *tail = nullptr;
   std::atomic<uint64_t> len{0};
   void put(Task *t);
@@ -139,7 +141,7 @@ int default_workers() {
 
 void TaskQueue::put(Task *t) {
   t->next = nullptr;
-  std::lock_guard<SpinLock> g(lock);
+  std::lock_guard<std::mutex> g(lock);
   if (tail)
     tail->next = t;
   else
@@ -152,7 +154,7 @@ void TaskQueue::put(Task *t) {
 Task *TaskQueue::get(Worker *w, uint32_t batch) {
   if (len.load(std::memory_order_relaxed) == 0)
     return nullptr;
-  std::lock_guard<SpinLock> g(lock);
+  std::lock_guard<std::mutex> g(lock);
   Task *t = head;
   if (!t)
     return nullptr;
