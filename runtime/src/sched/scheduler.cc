@@ -81,7 +81,10 @@ struct TaskQueue {
   std::mutex lock;
   Task *head = nullptr, *tail = nullptr;
   std::atomic<uint64_t> len{0};
-  void put(Task *t);
+  void put(Task *t) { put_chain(t, t, 1); }
+  // Appends first..last, n tasks already chained through next, under one
+  // lock.
+  void put_chain(Task *first, Task *last, uint64_t n);
   Task *get(Worker *w, uint32_t batch);
 };
 
@@ -139,15 +142,15 @@ int default_workers() {
 
 // ---- the shared queues ---------------------------------------------------
 
-void TaskQueue::put(Task *t) {
-  t->next = nullptr;
+void TaskQueue::put_chain(Task *first, Task *last, uint64_t n) {
+  last->next = nullptr;
   std::lock_guard<std::mutex> g(lock);
   if (tail)
-    tail->next = t;
+    tail->next = first;
   else
-    head = t;
-  tail = t;
-  len.fetch_add(1);
+    head = first;
+  tail = last;
+  len.fetch_add(n);
 }
 
 // Takes one task, and moves up to `batch` more into w's queue.
@@ -194,16 +197,18 @@ void runq_put(Worker *w, Task *t) {
     }
     // Full: move half of it, and t, to the global queue.
     uint32_t n = (tl - h) / 2;
-    Task *batch[Worker::kQueue / 2];
+    Task *batch[Worker::kQueue / 2 + 1];
     for (uint32_t i = 0; i < n; ++i)
       batch[i] = w->ring[(h + i) % Worker::kQueue].load(
           std::memory_order_relaxed);
     if (!w->head.compare_exchange_strong(h, h + n,
                                          std::memory_order_acq_rel))
       continue;
+    // One lock for the lot: a spawning loop sheds 129 tasks at a time.
+    batch[n] = t;
     for (uint32_t i = 0; i < n; ++i)
-      global_put(batch[i]);
-    global_put(t);
+      batch[i]->next = batch[i + 1];
+    g_sched.global.put_chain(batch[0], t, n + 1);
     return;
   }
 }
