@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <map>
+#include <vector>
 
 using namespace copystack_rt;
 
@@ -117,12 +118,24 @@ struct Fixture : ::testing::Test {
     release_stack(new_stack);
   }
 
-  Relocator relocate(bool verify) {
+  // saved: relocate from a copy of the used bytes (a compacted task's
+  // block), the old stack meanwhile overwritten (handed to another task).
+  std::vector<uintptr_t> saved;
+
+  Relocator relocate(bool verify, bool from_saved = false) {
     size_t used = old_stack.hi - regs;
-    Relocator rel(old_stack, new_stack, lookup, kTerminal);
+    uintptr_t src = regs, src_hi = 0;
+    if (from_saved) {
+      saved.resize(used / 8);
+      memcpy(saved.data(), reinterpret_cast<void *>(regs), used);
+      memset(reinterpret_cast<void *>(old_stack.lo), 0xa5, old_stack.size());
+      src = reinterpret_cast<uintptr_t>(saved.data());
+      src_hi = src + used;
+    }
+    Relocator rel(old_stack, new_stack, lookup, kTerminal, src_hi);
     if (verify)
       rel.enable_verify(moved(regs));
-    rel.copy(new_stack.hi - used, regs, used);
+    rel.copy(new_stack.hi - used, src, used);
     WalkStart ws;
     ws.regs.arg[kRdi] = &at_new(regs + 0);
     ws.regs.arg[kRsi] = &at_new(regs + 8);
@@ -138,42 +151,54 @@ struct Fixture : ::testing::Test {
     rel.run(ws);
     return rel;
   }
+
+  void expect_relocated(const Relocator &rel) {
+    uintptr_t hi = old_stack.hi;
+    // Registers: the pointer argument moves, the integer argument does not,
+    // callee-saved registers and rbp are range-checked.
+    EXPECT_EQ(at_new(regs + 0), moved(hi - 900));
+    EXPECT_EQ(at_new(regs + 8), hi - 901);
+    EXPECT_EQ(at_new(regs + 16), moved(hi - 902));
+    EXPECT_EQ(at_new(regs + 24), moved(rbp1));
+    EXPECT_EQ(at_new(regs + 32), 0x7u);
+    // The asking function's stack argument.
+    EXPECT_EQ(at_new(ra_slot + 8), moved(hi - 800));
+    // Frame 1: saved rbp, saved rbx, the conservative object; the integer
+    // object keeps its old-stack value.
+    EXPECT_EQ(at_new(rbp1), moved(rbp2));
+    EXPECT_EQ(at_new(rbp1 - 8), moved(hi - 400));
+    EXPECT_EQ(at_new(rbp1 - 48), moved(hi - 500));
+    EXPECT_EQ(at_new(rbp1 - 40), 12345u);
+    EXPECT_EQ(at_new(rbp1 - 64), hi - 600);
+    // An undescribed word of the frame (what the register allocator spills)
+    // is range-checked like a callee-saved register.
+    EXPECT_EQ(at_new(rbp1 - 72), moved(hi - 700));
+    // Above the task's first frame: no frame's word, range-checked by the
+    // copy like every word no map knows to be an integer.
+    EXPECT_EQ(at_new(hi - 16), moved(hi - 750));
+    // Frame 2: words 0 and 2 of the bitmap object; word 1 is an integer.
+    EXPECT_EQ(at_new(rbp2 - 32), moved(hi - 100));
+    EXPECT_EQ(at_new(rbp2 - 24), hi - 200);
+    EXPECT_EQ(at_new(rbp2 - 16), moved(hi - 300));
+    EXPECT_EQ(at_new(rbp2), 0u);
+    // Return addresses are code, never touched.
+    EXPECT_EQ(at_new(ra_slot), kRaIntoInner);
+    EXPECT_EQ(rel.frames(), 2u);
+    EXPECT_EQ(rel.adjusted(), 11u);
+  }
 };
 
 TEST_F(Fixture, RewritesEveryWordNotKnownToBeAnInteger) {
   Relocator rel = relocate(false);
-  uintptr_t hi = old_stack.hi;
-  // Registers: the pointer argument moves, the integer argument does not,
-  // callee-saved registers and rbp are range-checked.
-  EXPECT_EQ(at_new(regs + 0), moved(hi - 900));
-  EXPECT_EQ(at_new(regs + 8), hi - 901);
-  EXPECT_EQ(at_new(regs + 16), moved(hi - 902));
-  EXPECT_EQ(at_new(regs + 24), moved(rbp1));
-  EXPECT_EQ(at_new(regs + 32), 0x7u);
-  // The asking function's stack argument.
-  EXPECT_EQ(at_new(ra_slot + 8), moved(hi - 800));
-  // Frame 1: saved rbp, saved rbx, the conservative object; the integer
-  // object keeps its old-stack value.
-  EXPECT_EQ(at_new(rbp1), moved(rbp2));
-  EXPECT_EQ(at_new(rbp1 - 8), moved(hi - 400));
-  EXPECT_EQ(at_new(rbp1 - 48), moved(hi - 500));
-  EXPECT_EQ(at_new(rbp1 - 40), 12345u);
-  EXPECT_EQ(at_new(rbp1 - 64), hi - 600);
-  // An undescribed word of the frame (what the register allocator spills)
-  // is range-checked like a callee-saved register.
-  EXPECT_EQ(at_new(rbp1 - 72), moved(hi - 700));
-  // Above the task's first frame: no frame's word, range-checked by the
-  // copy like every word no map knows to be an integer.
-  EXPECT_EQ(at_new(hi - 16), moved(hi - 750));
-  // Frame 2: words 0 and 2 of the bitmap object; word 1 is an integer.
-  EXPECT_EQ(at_new(rbp2 - 32), moved(hi - 100));
-  EXPECT_EQ(at_new(rbp2 - 24), hi - 200);
-  EXPECT_EQ(at_new(rbp2 - 16), moved(hi - 300));
-  EXPECT_EQ(at_new(rbp2), 0u);
-  // Return addresses are code, never touched.
-  EXPECT_EQ(at_new(ra_slot), kRaIntoInner);
-  EXPECT_EQ(rel.frames(), 2u);
-  EXPECT_EQ(rel.adjusted(), 11u);
+  expect_relocated(rel);
+}
+
+// A compacted task's frames come back from its block: the same words move,
+// and the words put back come from the block, not from the old stack
+// (which another task may own by then).
+TEST_F(Fixture, RelocatesFromASavedCopy) {
+  Relocator rel = relocate(false, true);
+  expect_relocated(rel);
 }
 
 TEST_F(Fixture, VerifyReportsAnOldAddressOutsideEveryFrame) {

@@ -23,9 +23,11 @@ FrameLookup &process_frames() {
 }
 
 Relocator::Relocator(Stack old_stack, Stack new_stack, FrameLookup &lookup,
-                     uintptr_t terminal_ra)
+                     uintptr_t terminal_ra, uintptr_t src_hi)
     : old_(old_stack), new_(new_stack),
       delta_(static_cast<intptr_t>(new_stack.hi - old_stack.hi)),
+      src_shift_(static_cast<intptr_t>(new_stack.hi -
+                                       (src_hi ? src_hi : old_stack.hi))),
       lookup_(lookup), terminal_ra_(terminal_ra) {}
 
 void Relocator::enable_verify(uintptr_t used_lo) {
@@ -84,10 +86,10 @@ void Relocator::copy(uintptr_t to, uintptr_t from, size_t bytes) {
 }
 
 // A word the copy moved though the maps say it is not a pointer gets its
-// value back from the old stack.
+// value back from the old stack (or its saved copy).
 void Relocator::restore(uintptr_t *slot) {
   uintptr_t was = *reinterpret_cast<const uintptr_t *>(
-      reinterpret_cast<uintptr_t>(slot) - delta_);
+      reinterpret_cast<uintptr_t>(slot) - src_shift_);
   if (*slot != was) {
     *slot = was;
     --adjusted_;
@@ -327,7 +329,7 @@ unsigned Relocator::report_unrelocated() const {
     if (seen_[i])
       continue;
     uintptr_t addr = used_lo_ + 8 * i;
-    uintptr_t was = *reinterpret_cast<uintptr_t *>(addr - delta_);
+    uintptr_t was = *reinterpret_cast<uintptr_t *>(addr - src_shift_);
     if (was - old_.lo >= old_.size())
       continue;
     report("verify: word at %#lx (outside any frame) held %#lx, an address "

@@ -66,15 +66,19 @@ FrameLookup &process_frames();
 
 class Relocator {
 public:
+  // src_hi: where the old stack's top now is, when its used part was
+  // saved elsewhere (a compacted task's buffer, core/compact.h); 0: the
+  // old stack itself. The words are range-checked against old_stack
+  // either way, and a word put back comes from the source.
   Relocator(Stack old_stack, Stack new_stack, FrameLookup &lookup,
-            uintptr_t terminal_ra);
+            uintptr_t terminal_ra, uintptr_t src_hi = 0);
 
   // Before run(): remember which words of [used_lo, new.hi) were examined.
   void enable_verify(uintptr_t used_lo);
 
-  // Copies bytes of the old stack at from to the new stack at to, moving
-  // every word that points into the old stack (the range check of a
-  // register). Before run().
+  // Copies bytes of the old stack (or of its saved copy) at from to the
+  // new stack at to, moving every word that points into the old stack (the
+  // range check of a register). Before run().
   void copy(uintptr_t to, uintptr_t from, size_t bytes);
 
   void run(const WalkStart &start);
@@ -95,6 +99,9 @@ private:
 
   Stack old_, new_;
   intptr_t delta_;
+  // A word of the new stack at a came from a - src_shift_ (delta_ unless
+  // the old stack's bytes were saved elsewhere).
+  intptr_t src_shift_;
   FrameLookup &lookup_;
   uintptr_t terminal_ra_;
   uint64_t adjusted_ = 0;
