@@ -2,11 +2,14 @@
 // release them, and count again (the Go program of "Goroutines are cheap",
 // in C++). The count is read only when what it counts has settled, so the
 // three numbers are the same on every run. Then what the parked tasks
-// cost, from the runtime's own accounting.
+// cost, from the runtime's own accounting: on their 2 KiB stacks, and once
+// two collections have compacted them to their live frames (Go has no
+// such thing: docs/stacks.md, "Compacting parked tasks").
 //
 //   copystack-c++ -O2 demo/tasks.cpp -o tasks && ./tasks
 #include <copystack/copystack.hpp>
 
+#include <chrono>
 #include <cstdio>
 
 constexpr int workers = 100'000;
@@ -28,6 +31,11 @@ int main() {
   std::printf("tasks while workers block: %6llu\n",
               (unsigned long long)copystack::num_tasks());
   copystack_stats parked = copystack::stats();
+  // The last workers to signal may still be on their way to the receive.
+  copystack::sleep_for(std::chrono::milliseconds(50));
+  copystack::collect(); // sees them parked
+  copystack::collect(); // still parked: each keeps only its live frames
+  copystack_stats idle = copystack::stats();
 
   release.close(); // one close wakes every receiver
   finished.wait();
@@ -44,5 +52,14 @@ int main() {
               per(parked.stack_inuse, before.stack_inuse),
               per(parked.task_inuse, before.task_inuse),
               per(parked.sys, before.sys));
+  std::printf("after two collections: %llu tasks compacted, %.0f B of "
+              "frames each; per task: %.0f B of stack, %.0f B obtained from "
+              "the OS\n",
+              (unsigned long long)idle.tasks_compacted,
+              idle.tasks_compacted
+                  ? double(idle.compacted_bytes) / idle.tasks_compacted
+                  : 0.0,
+              per(idle.stack_inuse, before.stack_inuse),
+              per(idle.sys, before.sys));
   return 0;
 }

@@ -18,7 +18,7 @@ import struct
 import gdb
 from gdb.FrameDecorator import FrameDecorator
 
-_DEBUG_INFO_VERSION = 1
+_DEBUG_INFO_VERSION = 2
 _STATES = {1: "suspended", 2: "running", 3: "moving"}
 # SwitchFrame: r15 r14 r13 r12 rbx rbp, then the return address.
 _SWITCH_REGS = ("r15", "r14", "r13", "r12", "rbx", "rbp")
@@ -48,7 +48,8 @@ class _Layout:
               "first_chunk", "chunk_n", "chunk_next", "task_state",
               "task_id", "task_sp", "task_stack_lo", "task_stack_hi",
               "task_copies", "task_runner", "task_wait_queued",
-              "task_wait_obj", "task_select", "thread_task")
+              "task_wait_obj", "task_select", "thread_task",
+              "task_compacted")
 
     def __init__(self):
         try:
@@ -56,8 +57,8 @@ class _Layout:
                 "(unsigned long)&__copystack_debug_info"))
         except gdb.error:
             raise gdb.GdbError("no copystack runtime in this program")
-        raw = _read(addr, 4 * 4 + 8 + 4 * 14)
-        values = struct.unpack("<4IQ14I", raw)
+        raw = _read(addr, 4 * 4 + 8 + 4 * 15)
+        values = struct.unpack("<4IQ15I", raw)
         for name, value in zip(self.FIELDS, values):
             setattr(self, name, value)
         if self.version != _DEBUG_INFO_VERSION:
@@ -122,10 +123,19 @@ def _describe(layout, task, running):
         where = ""
     lo = _u64(task + layout.task_stack_lo)
     hi = _u64(task + layout.task_stack_hi)
+    if _u8(task + layout.task_compacted):
+        state = "compacted"
+        where += " (%d B of frames kept)" % _compacted_used(layout, task)
     bound = " bound" if _u64(task + layout.task_runner) else ""
     return "%-6d %-10s %7d B %5d  %s%s" % (
         _u64(task + layout.task_id), state, hi - lo,
         _u32(task + layout.task_copies), where, bound)
+
+
+def _compacted_used(layout, task):
+    """The bytes of frames a compacted task keeps: its block's header, the
+    word below the switch frame (runtime/src/core/copy.h)."""
+    return _u64(_u64(task + layout.task_sp) - 8)
 
 
 def _symbol(pc):
@@ -207,7 +217,38 @@ running task's by its thread."""
         raise gdb.GdbError("no task %d" % want)
 
     @staticmethod
+    def _backtrace_compacted(layout, task):
+        """A compacted task's frames are bytes in a heap block until it runs
+        again: gdb cannot unwind them, so walk their frame-pointer chain
+        here, reading each frame from the block."""
+        sp = _u64(task + layout.task_sp)
+        used = _compacted_used(layout, task)
+        hi = _u64(task + layout.task_stack_hi)
+        lo = hi - used
+        shift = sp - lo
+        gdb.write("task %d is compacted: %d bytes of frames wait in a heap "
+                  "block until it runs\n" % (_u64(task + layout.task_id), used))
+        pc = _u64(sp + 48)
+        fp = _u64(sp + 40)
+        end = int(gdb.parse_and_eval(
+            "(unsigned long)&__copystack_task_return"))
+        n = 0
+        while pc and pc != end and n < 10000:
+            gdb.write("#%-3d %#018x in %s\n" % (n, pc, _symbol(pc)))
+            n += 1
+            if fp < lo or fp + 16 > hi or fp & 7:
+                break
+            pc = _u64(fp + shift + 8)
+            up = _u64(fp + shift)
+            if up <= fp:
+                break
+            fp = up
+
+    @staticmethod
     def _backtrace_suspended(layout, task, rest):
+        if _u8(task + layout.task_compacted):
+            CopystackTask._backtrace_compacted(layout, task)
+            return
         sp = _u64(task + layout.task_sp)
         frame = [_u64(sp + 8 * i) for i in range(7)]
         gdb.execute("frame 0", to_string=True)

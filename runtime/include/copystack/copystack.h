@@ -179,6 +179,11 @@ typedef struct copystack_policy {
   uint64_t collect_interval_ms; /* automatic collections while stacks
                              change; 0: only copystack_collect and memory
                              pressure (default 1000; COPYSTACK_COLLECT_MS) */
+  int compact_parked;     /* a task parked across a whole collection keeps
+                             only its live bytes, in a heap block, and gets
+                             a fresh stack when it wakes (default 1; off
+                             under ASan, TSan and LeakSanitizer;
+                             COPYSTACK_COMPACT=0) */
 } copystack_policy;
 
 void copystack_get_policy(copystack_policy *out);
@@ -214,13 +219,20 @@ typedef struct copystack_stats {
                               address leaves the stack) */
   uint64_t chan_inuse;     /* bytes of channels and their buffers */
   uint64_t sys;            /* all of the runtime's memory: the _sys fields
-                              plus chan_inuse */
+                              plus chan_inuse and compacted_bytes */
   uint64_t shrinks;        /* stacks halved by collections */
   uint64_t collections;    /* collections run (copystack_collect, automatic) */
   uint64_t stack_released; /* stack bytes given back to the OS, not reused
                               since (not in stack_sys) */
   uint64_t start_stack;    /* the stack a task starts with now (before
                               per-site learning) */
+  /* Compacted parked tasks (copystack_policy.compact_parked): */
+  uint64_t tasks_compacted; /* tasks whose frames wait in a heap block now */
+  uint64_t compacted_bytes; /* those blocks' bytes of frames (not in
+                              stack_inuse; in sys) */
+  uint64_t compactions;    /* stacks compacted, ever */
+  uint64_t expansions;     /* compacted tasks given a stack again to run */
+  uint64_t expand_ns;      /* time those expansions took */
 } copystack_stats;
 
 void copystack_get_stats(copystack_stats *out);

@@ -44,7 +44,7 @@ size_t copystack_set_max_stack(size_t bytes) {
 
 size_t copystack_max_stack(void) { return config().max_stack.load(); }
 
-void copystack_collect(void) { collect(true); }
+void copystack_collect(void) { collect(true, true); }
 
 void copystack_get_policy(copystack_policy *out) {
   if (!out)
@@ -54,6 +54,7 @@ void copystack_get_policy(copystack_policy *out) {
   out->adaptive_start = c.adaptive.load();
   out->learn_start = c.learn.load();
   out->release_memory = c.release.load();
+  out->compact_parked = c.compact.load();
   out->collect_interval_ms = c.collect_ms.load();
 }
 
@@ -65,6 +66,7 @@ void copystack_set_policy(const copystack_policy *p) {
   c.adaptive.store(p->adaptive_start != 0);
   c.learn.store(p->learn_start != 0);
   c.release.store(p->release_memory != 0);
+  c.compact.store(p->compact_parked != 0);
   c.collect_ms.store(p->collect_interval_ms);
 }
 

@@ -1,6 +1,7 @@
 // stats_api.cc: copystack_get_stats, a snapshot of every layer's counters
 // (copystack.h, "What stack growth costs"), and the growth hook.
 #include "platform/split_stack_notes.h"
+#include "core/copy.h"
 #include "core/pin.h"
 #include "core/stack_alloc.h"
 #include "platform/config.h"
@@ -33,8 +34,13 @@ void copystack_get_stats(copystack_stats *out) {
   out->task_sys = task_bytes_sys();
   out->pinned_sys = pinned_bytes_sys();
   out->chan_inuse = chan_bytes_inuse();
+  out->tasks_compacted = compacted_tasks();
+  out->compacted_bytes = compacted_bytes();
+  out->compactions = s.compactions.load();
+  out->expansions = s.expansions.load();
+  out->expand_ns = s.expand_ns.load();
   out->sys = out->stack_sys + out->task_sys + out->pinned_sys +
-             out->chan_inuse;
+             out->chan_inuse + out->compacted_bytes;
   out->shrinks = s.shrinks.load();
   out->collections = s.collections.load();
   out->stack_released = stack_bytes_released();

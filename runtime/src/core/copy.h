@@ -102,6 +102,30 @@ enum class Block { kMoreStack, kSwitch };
 Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
                 const FrameInfo *asker, bool to_pool);
 
+// A parked task that keeps only its live bytes (Go has no such thing).
+// compact_suspended copies the used part of suspended task t's stack,
+// switch frame up, as it is to a heap block of exactly that size (and a
+// header), and releases the stack: t->sp then points at the switch frame
+// in the block (so whoever reads a suspended task's switch frame still
+// can), t->stack keeps the old range (the addresses its words still name)
+// and t->compacted is set. Nothing is relocated: until it runs again, the
+// task's frames are bytes. expand_compacted, before the task runs, copies
+// them to the top of a fresh stack of the old size and relocates them from
+// the switch frame as a shrink would (reading the words put back from the
+// block). The caller holds the task (kShrinking, or the worker about to
+// run it).
+void compact_suspended(Task *t, bool to_pool);
+Copy expand_compacted(Task *t);
+
+// Bytes the compacted tasks' blocks hold, and how many tasks are compacted.
+uint64_t compacted_bytes();
+uint64_t compacted_tasks();
+
+// The used size of a compacted task's stack (its block's header).
+inline size_t compacted_used(const Task *t) {
+  return reinterpret_cast<const uint64_t *>(t->sp)[-1];
+}
+
 } // namespace copystack_rt
 
 #endif

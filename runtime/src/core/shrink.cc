@@ -4,17 +4,34 @@
 #include "core/copy.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "platform/stats.h"
 
 #include "copystack/abi.h"
 
 namespace copystack_rt {
 
+namespace {
+
+// A task the monitor preempted stopped where no safepoint is, at a loop
+// poll or a prologue (sched/preempt.h): it resumes on this stack.
+bool preempted(const Task *t) {
+  return reinterpret_cast<const SwitchFrame *>(t->sp)->ret ==
+         reinterpret_cast<uintptr_t>(__copystack_preempt_resume);
+}
+
+} // namespace
+
+bool can_compact(const Task *t) {
+  return !t->compacted && !preempted(t) &&
+         reinterpret_cast<const SwitchFrame *>(t->sp)->ret !=
+             reinterpret_cast<uintptr_t>(&__copystack_task_start) &&
+         !san::separate_stacks();
+}
+
 bool shrink_suspended(Task *t, bool always_move, bool to_pool) {
-  // A task the monitor preempted stopped where no safepoint is, at a loop
-  // poll or a prologue (sched/preempt.h): it resumes on this stack.
-  if (reinterpret_cast<const SwitchFrame *>(t->sp)->ret ==
-      reinterpret_cast<uintptr_t>(__copystack_preempt_resume))
+  CS_CHECK(!t->compacted, "a compacted task's stack is not moved");
+  if (preempted(t))
     return false;
   const Stack old = t->stack;
   const size_t used = old.hi - t->sp;

@@ -28,6 +28,12 @@ constexpr size_t kShrinkSlack = 256;
 // shared pool (the collector is not where stacks are allocated).
 bool shrink_suspended(Task *t, bool always_move, bool to_pool);
 
+// Whether suspended task t's stack may be compacted (core/copy.h): it has
+// started, stopped at a safepoint (not preempted), is not compacted
+// already, and no sanitizer watches the stacks (their shadow memory and
+// LeakSanitizer's root regions follow stacks, not heap blocks).
+bool can_compact(const Task *t);
+
 } // namespace copystack_rt
 
 #endif

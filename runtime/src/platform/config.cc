@@ -215,6 +215,16 @@ const Knob kKnobs[] = {
      [](const Config &c, char *b, size_t n) {
        show_bool(c.release.load(), b, n);
      }},
+    {"COPYSTACK_COMPACT", "1", kBoolForms,
+     "a task parked across a collection keeps only its live bytes (off "
+     "under ASan, TSan and LeakSanitizer)",
+     [](Config &c, const char *v) {
+       bool b;
+       return parse_bool(v, &b) && (c.compact.store(b), true);
+     },
+     [](const Config &c, char *b, size_t n) {
+       show_bool(c.compact.load(), b, n);
+     }},
     {"COPYSTACK_COLLECT_MS", "1000", "a number of milliseconds (0: never)",
      "automatic collections while stacks change, every this many ms",
      [](Config &c, const char *v) {

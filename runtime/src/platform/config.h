@@ -20,7 +20,7 @@
 //   COPYSTACK_MAX_STACK    the largest stack a task may grow to
 //   COPYSTACK_START_STACK  the stack a task starts with
 //   COPYSTACK_TRACE        print every stack copy
-//   COPYSTACK_SHRINK, _ADAPTIVE, _LEARN, _RELEASE, _COLLECT_MS
+//   COPYSTACK_SHRINK, _ADAPTIVE, _LEARN, _RELEASE, _COMPACT, _COLLECT_MS
 //                          the collection policy (copystack_policy)
 //   COPYSTACK_THREADS      threads' start routines run as tasks
 //   COPYSTACK_NETPOLL      blocking calls from tasks (read, accept, poll,
@@ -74,6 +74,7 @@ struct Config {
   std::atomic<bool> adaptive{true};
   std::atomic<bool> learn{true};
   std::atomic<bool> release{true};
+  std::atomic<bool> compact{true};
   std::atomic<uint64_t> collect_ms{1000};
 };
 

@@ -36,6 +36,9 @@ struct Stats {
   std::atomic<uint64_t> pointers_adjusted{0};
   std::atomic<uint64_t> shrinks{0};
   std::atomic<uint64_t> collections{0};
+  std::atomic<uint64_t> compactions{0};
+  std::atomic<uint64_t> expansions{0};
+  std::atomic<uint64_t> expand_ns{0};
 };
 
 Stats &stats();

@@ -1,6 +1,7 @@
 // collect.cc: the stack lifecycle beyond growth (collect.h).
 #include "platform/split_stack_notes.h"
 #include "sched/collect.h"
+#include "core/copy.h"
 #include "core/shrink.h"
 #include "sched/learn.h"
 #include "platform/config.h"
@@ -35,10 +36,26 @@ std::atomic<uint64_t> g_inuse_after_last{0};
 std::atomic<uint64_t> g_growths_at_last{0};
 std::atomic<uint64_t> g_last_ns{0};
 
+// An automatic collection compacts only tasks parked at least this long: a
+// burst of tasks that park for a moment (a spawn, a request) is not copied
+// out and back. copystack_collect() compacts every task parked across the
+// previous collection.
+constexpr uint32_t kCompactAgeMs = 1000;
+
 struct Pass {
-  bool shrink;
-  uint64_t used_sum = 0, measured = 0, shrunk = 0;
+  bool shrink, compact;
+  bool asked;    // copystack_collect(), not the monitor
+  uint32_t now_ms = 0;
+  uint64_t used_sum = 0, measured = 0, shrunk = 0, compacted = 0;
 };
+
+// A task blocked on something (not runnable, nor preempted).
+bool waiting(const Task *t) {
+  return t->wait_reason.load(std::memory_order_acquire) != kWaitNone;
+}
+
+// Stack memory in use: live stacks, and the frames of compacted tasks.
+uint64_t footprint() { return stack_bytes_inuse() + compacted_bytes(); }
 
 void visit(Task *t, void *arg) {
   if (t->state.load(std::memory_order_relaxed) != kSuspended)
@@ -48,22 +65,38 @@ void visit(Task *t, void *arg) {
                                         std::memory_order_acquire))
     return;
   auto *p = static_cast<Pass *>(arg);
-  if (started(t)) {
+  if (t->compacted) {
+    p->used_sum += compacted_used(t);
+    ++p->measured;
+  } else if (started(t)) {
     p->used_sum += t->stack.hi - t->sp;
     ++p->measured;
-    if (p->shrink && shrink_suspended(t, false, true))
-      ++p->shrunk;
+    // Parked since the last collection: only its live bytes stay. Else
+    // halved when it uses little, and marked if it waits.
+    if (p->compact && t->parked_seen && waiting(t) &&
+        (p->asked || p->now_ms - t->wait_since >= kCompactAgeMs) &&
+        can_compact(t)) {
+      compact_suspended(t, true);
+      ++p->compacted;
+    } else {
+      if (p->shrink && shrink_suspended(t, false, true))
+        ++p->shrunk;
+      t->parked_seen = p->compact && waiting(t);
+    }
   }
   t->state.store(kSuspended, std::memory_order_release);
 }
 
 } // namespace
 
-uint64_t collect(bool shrink) {
+uint64_t collect(bool shrink, bool asked) {
   std::lock_guard<std::mutex> g(g_collect_lock);
   Config &cfg = config();
   Pass p;
+  p.asked = asked;
+  p.now_ms = coarse_ms();
   p.shrink = shrink && cfg.shrink.load();
+  p.compact = shrink && cfg.compact.load();
   for_each_task(visit, &p);
 
   // Go 1.19's adaptive start: the average use of the stacks scanned,
@@ -78,7 +111,7 @@ uint64_t collect(bool shrink) {
   uint64_t released = cfg.release.load() ? scavenge_stacks() : 0;
   Stats &st = stats();
   st.collections++;
-  g_inuse_after_last.store(stack_bytes_inuse());
+  g_inuse_after_last.store(footprint());
   g_growths_at_last.store(st.growths.load());
   g_last_ns.store(now_ns());
   (void)released;
@@ -87,17 +120,17 @@ uint64_t collect(bool shrink) {
 
 void maybe_collect() {
   Config &cfg = config();
-  uint64_t inuse = stack_bytes_inuse();
+  uint64_t inuse = footprint();
   uint64_t last = g_inuse_after_last.load();
-  // Pressure: stack memory doubled since the last collection (and is worth
-  // a look).
+  // Pressure: stack memory (compacted frames included) doubled since the
+  // last collection, and is worth a look.
   bool pressure = inuse > (uint64_t(16) << 20) && inuse > 2 * last;
   uint64_t ms = cfg.collect_ms.load();
   bool due = ms && now_ns() - g_last_ns.load() >= ms * 1000000 &&
              (stats().growths.load() != g_growths_at_last.load() ||
               inuse != last);
   if (pressure || due)
-    collect(true);
+    collect(true, false);
 }
 
 void collect_fork_lock() { g_collect_lock.lock(); }

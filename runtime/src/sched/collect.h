@@ -4,8 +4,11 @@
 // suspended task: a task parked, runnable or not yet started, whose saved
 // stack pointer and switch frame describe its stack completely. It takes
 // the task from kSuspended to kShrinking (a worker that wants to run it
-// waits), halves its stack when it qualifies (core/shrink.h), and gives it
-// back. A running task is never touched, nor one in a foreign call (it is
+// waits), halves its stack when it qualifies (core/shrink.h), or, when the
+// task was already parked at the last collection and still is (and, for
+// the monitor's collections, for a second at least), compacts it
+// (core/copy.h: only its live bytes stay, in a heap block, until it runs
+// again), and gives it back. A running task is never touched, nor one in a foreign call (it is
 // running). Nothing outside a stack points into it (docs/maps.md, "The
 // invariant"), so nothing else needs fixing.
 //
@@ -24,8 +27,9 @@
 
 namespace copystack_rt {
 
-// One collection; returns how many stacks shrank.
-uint64_t collect(bool shrink);
+// One collection; returns how many stacks shrank. asked: the program asked
+// for it (copystack_collect), else the monitor runs it.
+uint64_t collect(bool shrink, bool asked);
 
 // The monitor's tick: collects when due or under pressure.
 void maybe_collect();

@@ -82,9 +82,10 @@ void add(Frames &f, uintptr_t pc) {
 }
 
 // pc, then caller_pc (if any), then the %rbp chain from fp, staying inside
-// [lo, hi) and going up.
+// [lo, hi) and going up. The words of [lo, hi) are read at shift bytes from
+// their addresses (a compacted task's block; else 0).
 void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
-          uintptr_t lo, uintptr_t hi) {
+          uintptr_t lo, uintptr_t hi, intptr_t shift = 0) {
   const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
   if (!pc || pc == end)
     return;
@@ -97,7 +98,7 @@ void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
   for (uint64_t guard = 0; guard < (uint64_t(1) << 26); ++guard) {
     if (fp < lo || fp + 16 > hi || (fp & 7))
       return;
-    auto *frame = reinterpret_cast<const uintptr_t *>(fp);
+    auto *frame = reinterpret_cast<const uintptr_t *>(fp + shift);
     uintptr_t ret = frame[1];
     if (!ret || ret == end)
       return;
@@ -108,9 +109,18 @@ void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
   }
 }
 
-// A suspended (held) task: from its switch frame.
+// A suspended (held) task: from its switch frame. A compacted task's
+// frames are in its block (core/copy.h), which stands for the top of the
+// old range its frame pointers name.
 void walk_suspended(Frames &f, const Task *t) {
   const auto *sf = reinterpret_cast<const SwitchFrame *>(t->sp);
+  if (t->compacted) {
+    size_t used = compacted_used(t);
+    uintptr_t lo = t->stack.hi - used;
+    walk(f, sf->ret, 0, sf->rbp, lo, t->stack.hi,
+         static_cast<intptr_t>(t->sp - lo));
+    return;
+  }
   if (t->sp < t->stack.lo || t->sp + sizeof(SwitchFrame) > t->stack.hi)
     return;
   if (sf->ret == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {

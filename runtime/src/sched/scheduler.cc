@@ -2,6 +2,7 @@
 #include "platform/split_stack_notes.h"
 #include "sched/scheduler.h"
 #include "platform/signals.h"
+#include "core/copy.h"
 #include "core/shrink.h"
 #include "sched/collect.h"
 #include "sched/deadlock.h"
@@ -431,6 +432,8 @@ Task *find_work(Worker *w) {
 bool execute(Task *t) {
   Thread &th = __copystack_thread;
   begin_running(t); // t->stack is stable from here
+  if (t->compacted) // parked long: its frames wait in a heap block
+    expand_compacted(t);
   __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
   th.task_lo = t->stack.lo;
@@ -453,9 +456,15 @@ bool execute(Task *t) {
   th.park_fn = nullptr;
   CS_CHECK(fn, "a task left its worker without parking or finishing");
   // Stress mode moves every stack that parks, through the collector's
-  // relocation of a suspended stack (and halves it when it qualifies).
-  if (config().stress)
-    shrink_suspended(t, true, false);
+  // relocation of a suspended stack (and halves it when it qualifies), or,
+  // every other time, compacts it (unless the policy says not to), to be
+  // expanded when it runs again.
+  if (config().stress) {
+    if (t->copies % 2 && config().compact.load() && can_compact(t))
+      compact_suspended(t, false);
+    else
+      shrink_suspended(t, true, false);
+  }
   // Suspended before then() runs: once it has, whoever readies the task may
   // run it, and the collector may move its stack.
   end_running(t);

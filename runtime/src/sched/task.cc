@@ -103,6 +103,8 @@ Task *reset(Task *t) {
   t->spawn_pc = 0;
   t->wait_since = 0;
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
+  t->compacted = 0;
+  t->parked_seen = 0;
   return t;
 }
 
@@ -154,11 +156,12 @@ struct DebugInfo {
   uint32_t task_state, task_id, task_sp, task_stack_lo, task_stack_hi,
       task_copies, task_runner, task_wait_queued, task_wait_obj, task_select;
   uint32_t thread_task; // in __copystack_thread
+  uint32_t task_compacted;
 };
 
 extern "C" __attribute__((used, visibility("default")))
 const DebugInfo __copystack_debug_info = {
-    1,
+    2,
     sizeof(Task),
     kSlab,
     kSlabsPerChunk,
@@ -176,6 +179,7 @@ const DebugInfo __copystack_debug_info = {
     offsetof(Task, wait) + offsetof(Waiter, obj),
     offsetof(Task, select),
     offsetof(Thread, task),
+    offsetof(Task, compacted),
 };
 
 uintptr_t limit_for(const Stack &s) {
@@ -258,6 +262,7 @@ void *closure_of(Task *t) {
 void destroy_task(Task *t) {
   // A finished task is left in kRunning by the thread that ran it: no
   // collector touches it, and it is kFree before its stack goes.
+  CS_CHECK(!t->compacted, "a task that ends ran on its stack");
   t->state.store(kFree, std::memory_order_release);
   learn_exit(t);
   release_stack(t->stack);
@@ -319,6 +324,7 @@ void outside_task(const char *call) {
 
 void set_waiting(Task *t, WaitReason r) {
   t->wait_since = coarse_ms();
+  t->parked_seen = 0;
   t->wait_reason.store(r, std::memory_order_release);
 }
 

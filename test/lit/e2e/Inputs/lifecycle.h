@@ -1,5 +1,7 @@
 /* The stack lifecycle tests' shared parts: the channels they park on and
- * signal with, and a fresh start (collections only when the test asks). */
+ * signal with, and a fresh start (collections only when the test asks, and
+ * they shrink parked tasks rather than compact them: stack_compact_parked.c
+ * tests that). */
 #ifndef COPYSTACK_TEST_LIFECYCLE_H
 #define COPYSTACK_TEST_LIFECYCLE_H
 
@@ -26,6 +28,7 @@ static void lifecycle_setup(void) {
   copystack_policy pol;
   copystack_get_policy(&pol);
   pol.collect_interval_ms = 0; // collections only when the test asks
+  pol.compact_parked = 0;
   copystack_set_policy(&pol);
 }
 
