@@ -9,6 +9,11 @@
 //                             unbuffered channels; prints ns per trip
 //   tasks_bench spawnjoin N   N tasks that only signal a wait group, then
 //                             wait; prints ns per task
+//   tasks_bench idle N        N tasks park on a channel; two collections
+//                             (copystack_collect: compacts them unless
+//                             COPYSTACK_COMPACT=0); prints RSS per task
+//                             parked and after the collections, then closes
+//                             the channel and prints ns per task woken
 //
 // main runs as a task (copystack-c++ links it so), like Go's main
 // goroutine. Memory: stack from copystack_stats; heap and what the C heap
@@ -123,6 +128,43 @@ int park(const char *kind, long n) {
   _exit(0);
 }
 
+int idle(long n) {
+  copystack::Chan<char> block(0);
+  copystack::WaitGroup started, finished;
+  Mem before = read_mem();
+  started.add(n);
+  finished.add(n);
+  for (long i = 0; i < n; ++i)
+    copystack::go([&started, &finished, block]() mutable {
+      started.done();
+      block.recv();
+      finished.done();
+    });
+  started.wait();
+  copystack::sleep_for(std::chrono::milliseconds(50));
+  Mem parked = read_mem();
+  auto t0 = Clock::now();
+  copystack::collect(); // sees them parked
+  copystack::collect(); // parked across a collection: compacts them
+  double collect = ns_since(t0);
+  Mem after = read_mem();
+  copystack_stats s = copystack::stats();
+  t0 = Clock::now();
+  block.close();
+  finished.wait();
+  double wake = ns_since(t0);
+  copystack_stats woke = copystack::stats();
+  uint64_t expansions = woke.expansions - s.expansions;
+  printf("n=%ld compacted=%llu rss_parked=%.0f rss_idle=%.0f heap_idle=%.0f "
+         "collect_ms=%.1f wake_ns=%.0f expand_ns=%.0f\n",
+         n, (unsigned long long)s.tasks_compacted,
+         (parked.rss - before.rss) / n, (after.rss - before.rss) / n,
+         (after.heap + after.stack - before.heap - before.stack) / n,
+         collect / 1e6, wake / n,
+         expansions ? double(woke.expand_ns - s.expand_ns) / expansions : 0.0);
+  return 0;
+}
+
 int pingpong(long n) {
   copystack::Chan<long> ping(0), pong(0);
   copystack::go([ping, pong]() mutable {
@@ -170,8 +212,11 @@ int main(int argc, char **argv) {
     return pingpong(atol(argv[2]));
   if (argc >= 3 && !strcmp(argv[1], "spawnjoin"))
     return spawnjoin(atol(argv[2]));
+  if (argc >= 3 && !strcmp(argv[1], "idle"))
+    return idle(atol(argv[2]));
   fprintf(stderr, "usage: tasks_bench park chan|mutex|select|sleep N\n"
                   "       tasks_bench pingpong N\n"
-                  "       tasks_bench spawnjoin N\n");
+                  "       tasks_bench spawnjoin N\n"
+                  "       tasks_bench idle N\n");
   return 2;
 }

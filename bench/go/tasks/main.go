@@ -4,6 +4,9 @@
 //	                    (KIND: chan, mutex, select, sleep)
 //	tasks pingpong N    N round trips over unbuffered channels
 //	tasks spawnjoin N   N goroutines that only call Done, then Wait
+//	tasks idle N        N goroutines block on a channel; two GCs and
+//	                    debug.FreeOSMemory; RSS per goroutine parked and
+//	                    after, then ns per goroutine woken by a close
 //
 // Memory per goroutine from runtime.MemStats deltas around the spawning
 // (StackInuse, HeapInuse, Sys, after a GC on both sides, as in the seed
@@ -14,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"syscall"
@@ -124,6 +128,47 @@ func spawnjoin(n int) {
 	fmt.Printf("n=%d ns=%.1f\n", n, ns/float64(n))
 }
 
+func idle(n int) {
+	block := make(chan struct{})
+	var started, finished sync.WaitGroup
+	runtime.GC()
+	rssBefore := rss()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	started.Add(n)
+	finished.Add(n)
+	for i := 0; i < n; i++ {
+		go func() {
+			started.Done()
+			<-block
+			finished.Done()
+		}()
+	}
+	started.Wait()
+	time.Sleep(50 * time.Millisecond)
+	rssParked := rss()
+	t0 := time.Now()
+	runtime.GC()
+	runtime.GC()
+	debug.FreeOSMemory()
+	collect := time.Since(t0)
+	rssIdle := rss()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	t0 = time.Now()
+	close(block)
+	finished.Wait()
+	wake := time.Since(t0)
+	f := float64(n)
+	inuse := func(m *runtime.MemStats) float64 {
+		return float64(m.HeapInuse) + float64(m.StackInuse)
+	}
+	fmt.Printf("n=%d compacted=0 rss_parked=%.0f rss_idle=%.0f heap_idle=%.0f collect_ms=%.1f wake_ns=%.0f expand_ns=0\n",
+		n, (rssParked-rssBefore)/f, (rssIdle-rssBefore)/f,
+		(inuse(&after)-inuse(&before))/f,
+		float64(collect.Nanoseconds())/1e6, float64(wake.Nanoseconds())/f)
+}
+
 func main() {
 	if len(os.Args) >= 4 && os.Args[1] == "park" {
 		n, _ := strconv.Atoi(os.Args[3])
@@ -138,8 +183,11 @@ func main() {
 		case "spawnjoin":
 			spawnjoin(n)
 			return
+		case "idle":
+			idle(n)
+			return
 		}
 	}
-	fmt.Fprintln(os.Stderr, "usage: tasks park chan|mutex|select|sleep N | pingpong N | spawnjoin N")
+	fmt.Fprintln(os.Stderr, "usage: tasks park chan|mutex|select|sleep N | pingpong N | spawnjoin N | idle N")
 	os.Exit(2)
 }
