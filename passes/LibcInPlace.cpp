@@ -5,6 +5,7 @@
 #include "copystack/abi.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "X86Asm.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
@@ -94,11 +95,10 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
       M.getOrInsertGlobal(COPYSTACK_LIBC_IN_PLACE_SYMBOL, I32));
   // The room above the stack limit, %rsp - %fs:limit: huge off task stacks
   // (the limit is 0 there). Read where the call is, every time.
-  InlineAsm *Room = InlineAsm::get(
-      FunctionType::get(I64, false),
-      "movq %rsp, $0\n\tsubq %fs:" + std::to_string(COPYSTACK_TCB_LIMIT) +
-          ", $0",
-      "=r", /*hasSideEffects=*/true);
+  InlineAsm *Room = x86Asm(FunctionType::get(I64, false),
+                           "movq %rsp, $0\n\tsubq %fs:" +
+                               Twine(COPYSTACK_TCB_LIMIT) + ", $0",
+                           "=r");
   for (auto [CI, E] : Work) {
     IRBuilder<> B(CI);
     B.SetCurrentDebugLocation(CI->getDebugLoc());

@@ -9,6 +9,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/IRBuilder.h"
+#include "X86Asm.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
@@ -194,11 +195,11 @@ private:
   // llvm.threadlocal.address would be merged across calls.
   Value *thread(IRBuilder<> &B) {
     auto *Ty = FunctionType::get(Ptr, false);
-    InlineAsm *IA = InlineAsm::get(
-        Ty,
-        "movq " COPYSTACK_THREAD_SYMBOL "@gottpoff(%rip), $0\n\t"
-        "addq %fs:0, $0",
-        "=r", /*hasSideEffects=*/true);
+    InlineAsm *IA = x86Asm(Ty,
+                           "movq " COPYSTACK_THREAD_SYMBOL
+                           "@gottpoff(%rip), $0\n\t"
+                           "addq %fs:0, $0",
+                           "=r");
     return B.CreateCall(IA, {}, "cs.thread");
   }
 

@@ -16,7 +16,7 @@ declare i64 @strcspn(ptr, ptr)
 ; CHECK-LABEL: define ptr @f(i64 %n)
 ; CHECK:       %libc.in.place = load i32, ptr @__copystack_libc_in_place
 ; CHECK:       and i32 %libc.in.place, 1
-; CHECK:       %stack.room = call i64 asm sideeffect "movq %rsp, $0\0A\09subq %fs:112, $0"
+; CHECK:       %stack.room = call i64 asm sideeffect "movq %rsp, $0\0A\09subq %fs:112, $0", "=r,~{dirflag},~{fpsr},~{flags}"()
 ; CHECK:       icmp sge i64 %stack.room, 4096
 ; CHECK:       call ptr @malloc(i64 %n), !copystack.inplace
 ; CHECK:       %p = call ptr @__copystack_dispatch.malloc(i64 %n)

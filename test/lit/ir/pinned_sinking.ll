@@ -14,6 +14,8 @@ declare void @keep(ptr)
 ; CHECK-NOT:   pin.mark
 ; CHECK:       br i1 %c, label %slow, label %done
 ; CHECK:       slow:
+; The thread's address: an asm that clobbers the flags, and says so.
+; CHECK-NEXT:  %cs.thread = call ptr asm sideeffect "movq __copystack_thread@gottpoff(%rip), $0\0A\09addq %fs:0, $0", "=r,~{dirflag},~{fpsr},~{flags}"()
 ; CHECK:       %pin.mark = load i64
 ; CHECK:       done:
 ; CHECK-NEXT:  %pin.mark.taken = phi i64 [ %pin.mark, %{{[0-9]+}} ], [ -1, %entry ]
