@@ -9,7 +9,9 @@
  *                             messages each, all at once
  *   net_bench idle N          N connections echo one message, then all
  *                             2N tasks wait in read: resident memory per
- *                             connection (both ends, both tasks)
+ *                             connection (both ends, both tasks), and
+ *                             again after two collections (which compact
+ *                             the parked tasks)
  *   net_bench serve           an HTTP-style keep-alive server on a free
  *                             loopback port (printed first), answering
  *                             each "...\r\n\r\n" request with a fixed
@@ -213,8 +215,15 @@ static int idle(int n) {
   copystack_waitgroup_wait(&g_first);
   copystack_sleep_ns(100000000); /* every task waits in read now */
   long rss = status_field("VmRSS:");
-  printf("conns=%d tasks=%llu rss_per_conn=%.0f threads=%ld\n", n,
-         (unsigned long long)copystack_num_tasks(), (rss - rss0) * 1024.0 / n,
+  /* Two collections: the second compacts the tasks parked across the
+   * first (COPYSTACK_COMPACT=0: it does not). */
+  copystack_collect();
+  copystack_collect();
+  long rss_idle = status_field("VmRSS:");
+  printf("conns=%d tasks=%llu rss_per_conn=%.0f rss_idle_per_conn=%.0f "
+         "threads=%ld\n",
+         n, (unsigned long long)copystack_num_tasks(),
+         (rss - rss0) * 1024.0 / n, (rss_idle - rss0) * 1024.0 / n,
          g_peak_threads);
   return 0; /* exit(): the tasks still wait */
 }
