@@ -35,6 +35,10 @@ std::mutex g_collect_lock;
 std::atomic<uint64_t> g_inuse_after_last{0};
 std::atomic<uint64_t> g_growths_at_last{0};
 std::atomic<uint64_t> g_last_ns{0};
+// Tasks the last collection left marked and could compact: the next
+// periodic collection is due even if no stack changed meanwhile (an idle
+// server's parked tasks are compacted without further activity).
+std::atomic<uint64_t> g_pending_compact{0};
 
 // An automatic collection compacts only tasks parked at least this long: a
 // burst of tasks that park for a moment (a spawn, a request) is not copied
@@ -47,6 +51,7 @@ struct Pass {
   bool asked;    // copystack_collect(), not the monitor
   uint32_t now_ms = 0;
   uint64_t used_sum = 0, measured = 0, shrunk = 0, compacted = 0;
+  uint64_t pending = 0; // marked, compactable, not compacted yet
 };
 
 // A task blocked on something (not runnable, nor preempted).
@@ -82,6 +87,8 @@ void visit(Task *t, void *arg) {
       if (p->shrink && shrink_suspended(t, false, true))
         ++p->shrunk;
       t->parked_seen = p->compact && waiting(t);
+      if (t->parked_seen && can_compact(t))
+        ++p->pending;
     }
   }
   t->state.store(kSuspended, std::memory_order_release);
@@ -114,6 +121,7 @@ uint64_t collect(bool shrink, bool asked) {
   g_inuse_after_last.store(footprint());
   g_growths_at_last.store(st.growths.load());
   g_last_ns.store(now_ns());
+  g_pending_compact.store(p.pending);
   (void)released;
   return p.shrunk;
 }
@@ -128,7 +136,7 @@ void maybe_collect() {
   uint64_t ms = cfg.collect_ms.load();
   bool due = ms && now_ns() - g_last_ns.load() >= ms * 1000000 &&
              (stats().growths.load() != g_growths_at_last.load() ||
-              inuse != last);
+              inuse != last || g_pending_compact.load() != 0);
   if (pressure || due)
     collect(true, false);
 }
