@@ -753,6 +753,9 @@ void run_main(Task *t) {
   // nothing to do but wait for main to end the program.
   if (joined)
     worker_main(g_sched.workers[0].load());
+  // Still the runtime's thread: it can wake no task, and the deadlock
+  // check must not take it for one of the program's that could.
+  RuntimeThread counted;
   for (;;)
     pause();
 }
