@@ -24,6 +24,11 @@ thread_local int t_runtime_depth;
 std::atomic<int64_t> g_external_waits{0};
 // One check at a time; a check that finds another under way leaves it.
 std::mutex g_check_lock;
+// A check was asked for while another ran: the one running looks again
+// once it is done (the asker's state may have changed after its look
+// began: a worker still finishing the last task that parked, which the
+// look saw running).
+std::atomic<bool> g_check_again{false};
 
 // The threads of the process (/proc/self/stat, field 20), or -1. Raw
 // system calls: the descriptor is the runtime's for a moment, and
@@ -108,18 +113,28 @@ void external_wait_end() { g_external_waits.fetch_sub(1); }
 void check_deadlock() {
   if (live_tasks() == 0 || !nothing_could_wake())
     return;
-  std::unique_lock<std::mutex> g(g_check_lock, std::try_to_lock);
-  if (!g.owns_lock())
-    return;
-  Look look;
-  for_each_task(hold_if_asleep, &look);
-  // With every task held, nothing that could wake one may have started
-  // meanwhile: look at the rest again.
-  bool dead = look.asleep && !look.held.empty() && nothing_could_wake();
-  for (Task *t : look.held)
-    release_task(t);
-  if (dead)
-    die("fatal error: all tasks are asleep - deadlock!\n", -1, 0, 0, 0);
+  g_check_again.store(true);
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> g(g_check_lock, std::try_to_lock);
+      if (!g.owns_lock())
+        return; // its holder looks again when it is done
+      g_check_again.store(false);
+      Look look;
+      for_each_task(hold_if_asleep, &look);
+      // With every task held, nothing that could wake one may have
+      // started meanwhile: look at the rest again.
+      bool dead = look.asleep && !look.held.empty() && nothing_could_wake();
+      for (Task *t : look.held)
+        release_task(t);
+      if (dead)
+        die("fatal error: all tasks are asleep - deadlock!\n", -1, 0, 0, 0);
+    }
+    // Asked again while this look ran: that worker returned, counting on
+    // this one. Otherwise done.
+    if (!g_check_again.load() || live_tasks() == 0 || !nothing_could_wake())
+      return;
+  }
 }
 
 } // namespace copystack_rt
