@@ -22,10 +22,13 @@ bool preempted(const Task *t) {
 
 } // namespace
 
+bool task_started(const Task *t) {
+  return reinterpret_cast<const SwitchFrame *>(t->sp)->ret !=
+         reinterpret_cast<uintptr_t>(&__copystack_task_start);
+}
+
 bool can_compact(const Task *t) {
-  return !t->compacted && !preempted(t) &&
-         reinterpret_cast<const SwitchFrame *>(t->sp)->ret !=
-             reinterpret_cast<uintptr_t>(&__copystack_task_start) &&
+  return !t->compacted && !preempted(t) && task_started(t) &&
          !san::separate_stacks();
 }
 

@@ -28,6 +28,10 @@ constexpr size_t kShrinkSlack = 256;
 // shared pool (the collector is not where stacks are allocated).
 bool shrink_suspended(Task *t, bool always_move, bool to_pool);
 
+// Whether suspended task t has run (its switch frame does not return
+// into __copystack_task_start).
+bool task_started(const Task *t);
+
 // Whether suspended task t's stack may be compacted (core/copy.h): it has
 // started, stopped at a safepoint (not preempted), is not compacted
 // already, and no sanitizer watches the stacks (their shadow memory and

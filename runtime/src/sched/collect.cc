@@ -23,12 +23,6 @@ namespace copystack_rt {
 
 namespace {
 
-bool started(const Task *t) {
-  auto *frame = reinterpret_cast<const uintptr_t *>(t->sp);
-  return frame[SWITCH_RET / 8] !=
-         reinterpret_cast<uintptr_t>(&__copystack_task_start);
-}
-
 // ---- the collector -------------------------------------------------------------
 
 std::mutex g_collect_lock;
@@ -73,7 +67,7 @@ void visit(Task *t, void *arg) {
   if (t->compacted) {
     p->used_sum += compacted_used(t);
     ++p->measured;
-  } else if (started(t)) {
+  } else if (task_started(t)) {
     p->used_sum += t->stack.hi - t->sp;
     ++p->measured;
     // Parked since the last collection: only its live bytes stay. Else
