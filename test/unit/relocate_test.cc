@@ -122,9 +122,12 @@ struct Fixture : ::testing::Test {
   // block), the old stack meanwhile overwritten (handed to another task).
   std::vector<uintptr_t> saved;
 
-  Relocator relocate(bool verify, bool from_saved = false) {
+  Relocator relocate(bool verify, bool from_saved = false, size_t chunk = 0) {
     size_t used = old_stack.hi - regs;
     uintptr_t src = regs, src_hi = 0;
+    // Garbage where the copy goes: a word read before it was copied
+    // shows.
+    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
     if (from_saved) {
       saved.resize(used / 8);
       memcpy(saved.data(), reinterpret_cast<void *>(regs), used);
@@ -135,6 +138,8 @@ struct Fixture : ::testing::Test {
     Relocator rel(old_stack, new_stack, lookup, kTerminal, src_hi);
     if (verify)
       rel.enable_verify(moved(regs));
+    if (chunk)
+      rel.set_copy_chunk(chunk);
     rel.copy(new_stack.hi - used, src, used);
     WalkStart ws;
     ws.regs.arg[kRdi] = &at_new(regs + 0);
@@ -199,6 +204,17 @@ TEST_F(Fixture, RewritesEveryWordNotKnownToBeAnInteger) {
 TEST_F(Fixture, RelocatesFromASavedCopy) {
   Relocator rel = relocate(false, true);
   expect_relocated(rel);
+}
+
+// The copy runs a chunk ahead of the walk; with a chunk of one word, every
+// word the walk reads or puts back must have been copied first (a word read
+// before its copy would be the new stack's garbage, a word put back before
+// it would be overwritten by the copy).
+TEST_F(Fixture, CopyingAWordAtATimeAheadOfTheWalk) {
+  Relocator rel = relocate(false, false, 8);
+  expect_relocated(rel);
+  Relocator saved = relocate(false, true, 8);
+  expect_relocated(saved);
 }
 
 TEST_F(Fixture, VerifyReportsAnOldAddressOutsideEveryFrame) {

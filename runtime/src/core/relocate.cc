@@ -40,6 +40,7 @@ void Relocator::enable_verify(uintptr_t used_lo) {
 // by delta; every other value stays as it is. (For words off the stack a
 // slot names: a jmp_buf, a va_list. On the stack, copy() has done it.)
 void Relocator::adjust(uintptr_t *slot) {
+  ensure(reinterpret_cast<uintptr_t>(slot) + 8);
   uintptr_t v = *slot;
   if (v - old_.lo < old_.hi - old_.lo) {
     *slot = v + delta_;
@@ -80,14 +81,34 @@ Relocator::copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
 void Relocator::copy(uintptr_t to, uintptr_t from, size_t bytes) {
   CS_CHECK(bytes % 8 == 0 && to % 8 == 0 && from % 8 == 0,
            "a stack copy moves whole words");
-  adjusted_ += copy_run(reinterpret_cast<uintptr_t *>(to),
-                        reinterpret_cast<const uintptr_t *>(from), bytes / 8,
+  CS_CHECK(pend_to_ == pend_end_, "one copy per relocation");
+  pend_to_ = to;
+  pend_from_ = from;
+  pend_end_ = to + bytes;
+}
+
+// The copy runs ahead of the walk by a chunk at a time: a frame's words,
+// and the link to the next frame, are read while the copy's stores are
+// still in the first-level cache. Walking a megabyte-deep stack after
+// copying all of it waited on a cache miss for every frame's link.
+void Relocator::copy_upto(uintptr_t end) {
+  uintptr_t e = pend_to_ + copy_chunk_;
+  if (e < end)
+    e = (end + 7) & ~uintptr_t(7);
+  if (e > pend_end_)
+    e = pend_end_;
+  size_t n = (e - pend_to_) / 8;
+  adjusted_ += copy_run(reinterpret_cast<uintptr_t *>(pend_to_),
+                        reinterpret_cast<const uintptr_t *>(pend_from_), n,
                         old_.lo, old_.size(), delta_);
+  pend_to_ = e;
+  pend_from_ += 8 * n;
 }
 
 // A word the copy moved though the maps say it is not a pointer gets its
 // value back from the old stack (or its saved copy).
 void Relocator::restore(uintptr_t *slot) {
+  ensure(reinterpret_cast<uintptr_t>(slot) + 8);
   uintptr_t was = *reinterpret_cast<const uintptr_t *>(
       reinterpret_cast<uintptr_t>(slot) - src_shift_);
   if (*slot != was) {
@@ -97,9 +118,27 @@ void Relocator::restore(uintptr_t *slot) {
   known(reinterpret_cast<uintptr_t>(slot), 8);
 }
 
+// A span of such words (an integer array, a buffer): every word gets its
+// source value back in one branch-free pass that counts the words the copy
+// had changed.
 void Relocator::restore_span(uintptr_t from, uintptr_t to) {
-  for (uintptr_t a = from; a < to; a += 8)
-    restore(reinterpret_cast<uintptr_t *>(a));
+  if (from >= to)
+    return;
+  ensure(to);
+  adjusted_ -= put_back(reinterpret_cast<uintptr_t *>(from),
+                        reinterpret_cast<const uintptr_t *>(from - src_shift_),
+                        (to - from) / 8);
+  known(from, to - from);
+}
+
+uint64_t Relocator::put_back(uintptr_t *__restrict to,
+                             const uintptr_t *__restrict from, size_t n) {
+  uint64_t changed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    changed += to[i] != from[i];
+    to[i] = from[i];
+  }
+  return changed;
 }
 
 void Relocator::mark_known(uintptr_t addr, size_t bytes) {
@@ -135,6 +174,7 @@ uintptr_t mangle(uintptr_t v) {
 // with the frame's words; the jmp_buf may be anywhere (a local of this or an
 // outer frame, a global, the heap).
 void Relocator::jmpbuf(uintptr_t slot) {
+  finish_copy(); // the jmp_buf may lie anywhere on the stack
   auto *jb = *reinterpret_cast<uintptr_t **>(slot);
   if (!jb)
     return;
@@ -156,6 +196,7 @@ void Relocator::jmpbuf(uintptr_t slot) {
 // Relocating a word twice (the list is also some frame's stack object) is
 // harmless: an adjusted word no longer points into the old stack.
 void Relocator::valist(uintptr_t slot) {
+  finish_copy();
   auto *ap = *reinterpret_cast<uintptr_t **>(slot);
   if (!ap)
     return;
@@ -167,6 +208,7 @@ void Relocator::valist(uintptr_t slot) {
 // shim's frame) holds the six integer argument registers, which may be
 // pointers; the pointers of the va_list itself were relocated already.
 void Relocator::reg_save_area(uintptr_t va_list) {
+  finish_copy();
   uintptr_t rsa = reinterpret_cast<uintptr_t *>(va_list)[2];
   if (!rsa)
     return;
@@ -201,6 +243,7 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
                        : rbp + static_cast<intptr_t>(o.offset);
   if (base < new_.lo || base + o.size > new_.hi)
     broken("a frame map object lies outside the stack", base);
+  ensure(base + o.size);
   switch (o.kind) {
   case COPYSTACK_OBJ_NO_POINTERS:
     restore_span(base, base + (o.size & ~7u));
@@ -247,6 +290,11 @@ void Relocator::broken(const char *what, uintptr_t at) const {
 
 void Relocator::run(const WalkStart &s) {
   const SavedRegisters &r = s.regs;
+  // The runtime's block (registers, switch frame) and the first return
+  // address slot; the rest is copied as the walk reaches it.
+  ensure(s.known_hi > reinterpret_cast<uintptr_t>(s.ra_slot) + 8
+             ? s.known_hi
+             : reinterpret_cast<uintptr_t>(s.ra_slot) + 8);
   if (s.known_hi > s.known_lo)
     known(s.known_lo, s.known_hi - s.known_lo);
 
@@ -273,39 +321,51 @@ void Relocator::run(const WalkStart &s) {
         object(s.asker_cfa - 16, s.asker_cfa, m.objects[i], m);
   }
 
-  // 3. The frames, innermost first, through the %rbp chain.
+  // 3. The frames, innermost first, through the %rbp chain. The loop keeps
+  // its state in locals: the frames' words are written through plain
+  // uintptr_t pointers, so the compiler would otherwise reload every member
+  // after each store, and a deep recursion's frames (plain, one call site)
+  // cost a few instructions and the load of the next link each.
+  const uintptr_t lo = new_.lo, hi = new_.hi;
+  const uintptr_t terminal = terminal_ra_;
+  uintptr_t last_ra = last_ra_;
+  const FrameInfo *last_fi = last_fi_;
+  unsigned nframes = nframes_;
   uintptr_t *ra_slot = s.ra_slot;
   uintptr_t rbp = r.rbp ? *r.rbp : 0;
   uintptr_t frame_lo = reinterpret_cast<uintptr_t>(ra_slot) + 8;
+  if (reinterpret_cast<uintptr_t>(ra_slot) < lo ||
+      reinterpret_cast<uintptr_t>(ra_slot) + 8 > hi)
+    broken("a return address slot lies outside the stack",
+           reinterpret_cast<uintptr_t>(ra_slot));
   for (;;) {
-    if (reinterpret_cast<uintptr_t>(ra_slot) < new_.lo ||
-        reinterpret_cast<uintptr_t>(ra_slot) + 8 > new_.hi)
-      broken("a return address slot lies outside the stack",
-             reinterpret_cast<uintptr_t>(ra_slot));
+    // ra_slot lies in [lo, hi - 8]: the first was checked above, every
+    // later one is a checked frame's %rbp + 8.
     known(reinterpret_cast<uintptr_t>(ra_slot), 8);
     uintptr_t ra = *ra_slot;
-    if (ra == terminal_ra_)
+    if (ra == terminal)
       break;
     // A recursion returns into the same call site frame after frame.
-    const FrameInfo *fi = ra == last_ra_ ? last_fi_ : nullptr;
-    if (!fi) {
+    const FrameInfo *fi = last_fi;
+    if (ra != last_ra || !fi) {
       const char *why = "unknown";
       fi = lookup_.call_site(ra, &why);
       if (!fi)
         fatal("stack walk: return address %#lx (%s) on a copyable stack: %s",
               (unsigned long)ra, Demangled(symbol_name(ra)).str(), why);
-      last_ra_ = ra;
-      last_fi_ = fi;
+      last_ra = ra;
+      last_fi = fi;
     }
-    if (rbp < frame_lo || rbp + 16 > new_.hi || (rbp & 7))
+    if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
       broken("a frame pointer is out of order", rbp);
     uintptr_t cfa = rbp + 16;
-    ++nframes_;
-    if (verify_)
-      frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
+    ensure(cfa); // the frame's words and the link to the next
+    ++nframes;
     // The copy did all a frame needs unless its map knows integers or
     // names memory off the frame (most frames of a deep recursion).
-    if (!fi->plain) {
+    if (!fi->plain || verify_) {
+      if (verify_)
+        frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
       frame_words(frame_lo, rbp, fi->skip, fi->nskip);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
         jmpbuf(rbp + fi->jmpbufs[i]);
@@ -313,12 +373,17 @@ void Relocator::run(const WalkStart &s) {
         valist(rbp + fi->valists[i]);
       for (uint32_t i = 0; i < fi->nregsaves; ++i)
         reg_save_area(rbp + fi->regsaves[i]);
+      known(frame_lo, cfa - frame_lo);
     }
-    known(frame_lo, cfa - frame_lo);
     ra_slot = reinterpret_cast<uintptr_t *>(rbp + 8);
     frame_lo = cfa;
     rbp = *reinterpret_cast<uintptr_t *>(rbp);
   }
+  last_ra_ = last_ra;
+  last_fi_ = last_fi;
+  nframes_ = nframes;
+  // Above the last frame: the task's entry, copied and range-checked.
+  finish_copy();
 }
 
 unsigned Relocator::report_unrelocated() const {

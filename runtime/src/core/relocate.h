@@ -73,12 +73,16 @@ public:
   Relocator(Stack old_stack, Stack new_stack, FrameLookup &lookup,
             uintptr_t terminal_ra, uintptr_t src_hi = 0);
 
+  // Before copy(): the bytes the copy runs ahead of the walk by (tests set
+  // one word, so that every read of the walk must find its word copied).
+  void set_copy_chunk(size_t bytes) { copy_chunk_ = bytes; }
   // Before run(): remember which words of [used_lo, new.hi) were examined.
   void enable_verify(uintptr_t used_lo);
 
   // Copies bytes of the old stack (or of its saved copy) at from to the
   // new stack at to, moving every word that points into the old stack (the
-  // range check of a register). Before run().
+  // range check of a register). Before run(), which does the copying, a
+  // chunk ahead of its walk, and finishes it.
   void copy(uintptr_t to, uintptr_t from, size_t bytes);
 
   void run(const WalkStart &start);
@@ -114,9 +118,22 @@ private:
   uintptr_t used_lo_ = 0;
   std::vector<uint8_t> seen_;
 
+  // The copy not yet done: [pend_to_, pend_end_) of the new stack, from
+  // pend_from_.
+  uintptr_t pend_to_ = 0, pend_end_ = 0, pend_from_ = 0;
+  size_t copy_chunk_ = 4096;
+  // Copies up to at least end (a chunk at a time).
+  void ensure(uintptr_t end) {
+    if (end > pend_to_ && pend_to_ < pend_end_)
+      copy_upto(end);
+  }
+  void finish_copy() { ensure(pend_end_); }
+  void copy_upto(uintptr_t end);
   void adjust(uintptr_t *slot);
   void restore(uintptr_t *slot);
   void restore_span(uintptr_t from, uintptr_t to);
+  static uint64_t put_back(uintptr_t *__restrict to,
+                           const uintptr_t *__restrict from, size_t n);
   // Hidden: an ifunc (target_clones) the shared runtime must bind to its
   // own copy; exported, an executable that also links the runtime defines
   // it too, and the dynamic linker refuses the pair under -z now.
