@@ -24,9 +24,13 @@ namespace copystack {
 // The LLVM types below mirror the C structs of abi.h field by field.
 static_assert(sizeof(copystack_object) == 16, "copystack_object layout");
 static_assert(offsetof(copystack_object, kind) == 12, "copystack_object.kind");
-static_assert(sizeof(copystack_frame_map) == 64, "copystack_frame_map layout");
-static_assert(offsetof(copystack_frame_map, nobjects) == 40,
-              "copystack_frame_map.nobjects");
+static_assert(sizeof(copystack_frame_map) == 40, "copystack_frame_map layout");
+static_assert(offsetof(copystack_frame_map, name) == 8 &&
+                  offsetof(copystack_frame_map, resolve) == 12 &&
+                  offsetof(copystack_frame_map, objects) == 16 &&
+                  offsetof(copystack_frame_map, bitmaps) == 20 &&
+                  offsetof(copystack_frame_map, nobjects) == 24,
+              "copystack_frame_map fields");
 // emitPrefix's packed { i32, i32, i64, <8 bytes> }.
 static_assert(sizeof(copystack_prefix) == COPYSTACK_PREFIX_BYTES &&
                   offsetof(copystack_prefix, map_offset) == 0 &&
@@ -52,11 +56,12 @@ StructType *objectType(LLVMContext &C) {
   return StructType::get(C, {I32, I32, I32, I16, I16});
 }
 
+// Ten i32: version, flags, four self-relative offsets (name, resolve,
+// objects, bitmaps), nobjects, nescaped, gpr_mask, stack_arg_bytes.
+enum MapField { kMapName = 2, kMapResolve, kMapObjects, kMapBitmaps };
 StructType *mapType(LLVMContext &C) {
   Type *I32 = Type::getInt32Ty(C);
-  Type *Ptr = PointerType::get(C, 0);
-  return StructType::get(
-      C, {I32, I32, Ptr, Ptr, Ptr, Ptr, I32, I32, I32, I32, I32, I32});
+  return StructType::get(C, SmallVector<Type *, 10>(10, I32));
 }
 
 class Emitter {
@@ -240,24 +245,27 @@ private:
     }
 
     std::string Base = F.getName().str() + ".copystack";
-    Constant *ObjectsPtr = ConstantPointerNull::get(PointerType::get(C, 0));
+    // Everything the map refers to is read-only and referred to by
+    // self-relative offsets: no dynamic relocation, nothing written at run
+    // time (abi.h).
+    GlobalVariable *ObjectsGV = nullptr;
     if (!ObjConsts.empty()) {
       auto *AT = ArrayType::get(objectType(C), ObjConsts.size());
-      ObjectsPtr = new GlobalVariable(M, AT, /*isConstant=*/false,
-                                      GlobalValue::InternalLinkage,
-                                      ConstantArray::get(AT, ObjConsts),
-                                      Base + ".objects");
+      ObjectsGV = new GlobalVariable(M, AT, /*isConstant=*/true,
+                                     GlobalValue::PrivateLinkage,
+                                     ConstantArray::get(AT, ObjConsts),
+                                     Base + ".objects");
     }
-    Constant *BitmapsPtr = ConstantPointerNull::get(PointerType::get(C, 0));
+    GlobalVariable *BitmapsGV = nullptr;
     if (!Bitmaps.empty()) {
       auto *AT = ArrayType::get(I64, Bitmaps.size());
       SmallVector<Constant *, 8> Words;
       for (uint64_t W : Bitmaps)
         Words.push_back(ConstantInt::get(I64, W));
-      BitmapsPtr = new GlobalVariable(M, AT, /*isConstant=*/true,
-                                      GlobalValue::PrivateLinkage,
-                                      ConstantArray::get(AT, Words),
-                                      Base + ".bitmaps");
+      BitmapsGV = new GlobalVariable(M, AT, /*isConstant=*/true,
+                                     GlobalValue::PrivateLinkage,
+                                     ConstantArray::get(AT, Words),
+                                     Base + ".bitmaps");
     }
     Constant *Name = ConstantDataArray::getString(C, F.getName());
     auto *NameGV = new GlobalVariable(M, Name->getType(), /*isConstant=*/true,
@@ -270,31 +278,43 @@ private:
       Flags |= COPYSTACK_MAPF_ARGS_CONSERVATIVE;
     if (Args.VectorPointers)
       Flags |= COPYSTACK_MAPF_VECTOR_ARGS;
-    Constant *ResolvePtr =
-        Resolve ? static_cast<Constant *>(Resolve)
-                : ConstantPointerNull::get(PointerType::get(C, 0));
-    Constant *Init = ConstantStruct::get(
+    auto *Map = new GlobalVariable(M, mapType(C), /*isConstant=*/true,
+                                   GlobalValue::InternalLinkage,
+                                   /*Initializer=*/nullptr, Base + ".map");
+    Map->setAlignment(Align(4));
+    // Target - &Map.Field, as the assembler's ".long target - .".
+    auto Rel = [&](GlobalObject *Target, unsigned Field) -> Constant * {
+      if (!Target)
+        return ConstantInt::get(I32, 0);
+      Constant *FieldAddr = ConstantExpr::getInBoundsGetElementPtr(
+          mapType(C), Map,
+          ArrayRef<Constant *>{ConstantInt::get(I32, 0),
+                               ConstantInt::get(I32, Field)});
+      return ConstantExpr::getTrunc(
+          ConstantExpr::getSub(ConstantExpr::getPtrToInt(Target, I64),
+                               ConstantExpr::getPtrToInt(FieldAddr, I64)),
+          I32);
+    };
+    Map->setInitializer(ConstantStruct::get(
         mapType(C),
         {ConstantInt::get(I32, COPYSTACK_ABI_VERSION),
-         ConstantInt::get(I32, Flags), NameGV, ResolvePtr, ObjectsPtr,
-         BitmapsPtr, ConstantInt::get(I32, Objects.size()),
+         ConstantInt::get(I32, Flags), Rel(NameGV, kMapName),
+         Rel(Resolve, kMapResolve), Rel(ObjectsGV, kMapObjects),
+         Rel(BitmapsGV, kMapBitmaps), ConstantInt::get(I32, Objects.size()),
          ConstantInt::get(I32, Escaped.size()),
          ConstantInt::get(I32, Args.GPRPointerMask),
-         ConstantInt::get(I32, Args.StackBytes), ConstantInt::get(I32, 0),
-         ConstantInt::get(I32, 0)});
-    auto *Map = new GlobalVariable(M, mapType(C), /*isConstant=*/false,
-                                   GlobalValue::InternalLinkage, Init,
-                                   Base + ".map");
-    Map->setAlignment(Align(8));
+         ConstantInt::get(I32, Args.StackBytes)}));
     // A function in a COMDAT group (an inline function, a template, a
     // dispatch stub) may be one of many copies the linker keeps one of:
     // its map goes with it.
     if (Comdat *CD = F.getComdat()) {
-      for (Constant *G : {ObjectsPtr, BitmapsPtr, ResolvePtr})
-        if (auto *GO = dyn_cast<GlobalObject>(G))
+      for (GlobalObject *GO : {static_cast<GlobalObject *>(ObjectsGV),
+                               static_cast<GlobalObject *>(BitmapsGV),
+                               static_cast<GlobalObject *>(Resolve),
+                               static_cast<GlobalObject *>(NameGV),
+                               static_cast<GlobalObject *>(Map)})
+        if (GO)
           GO->setComdat(CD);
-      NameGV->setComdat(CD);
-      Map->setComdat(CD);
     }
     return Map;
   }

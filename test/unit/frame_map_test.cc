@@ -1,6 +1,7 @@
 // Units of frame_info.cc: finding and decoding a frame map through the
 // 24-byte prefix the pass puts before an instrumented function.
 #include "core/frame_info.h"
+#include "test_maps.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,13 @@ struct FakeFunction {
   }
 };
 
-copystack_object g_objects[3];
+// Two escaped objects (offsets from the resolver) and an argument object
+// (a fixed offset), none of them pointers.
+const copystack_object g_objects[3] = {
+    {0, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
+    {0, 16, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
+    {24, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ARGUMENT},
+};
 int g_resolve_calls;
 
 void resolve(int32_t *out) {
@@ -38,41 +45,47 @@ void install(FakeFunction &f, copystack_frame_map *map, uint32_t version) {
   f.code[COPYSTACK_PREFIX_BYTES] = 0xc3;
 }
 
-copystack_frame_map make_map() {
-  copystack_frame_map m{};
-  m.version = COPYSTACK_ABI_VERSION;
-  m.name = "fake";
-  m.resolve = resolve;
-  m.objects = g_objects;
-  m.nobjects = 3;
-  m.nescaped = 2;
-  g_objects[2].offset = 24; // an argument object: fixed offset
-  g_objects[2].flags = COPYSTACK_OBJF_ARGUMENT;
-  return m;
+void make_map(copystack_frame_map &m) {
+  copystack_test::fill_map(m, {"fake", resolve, g_objects, nullptr, 3, 2, 0,
+                               0});
 }
 
 } // namespace
 
 TEST(FrameMap, MagicMarksInstrumentedCode) {
   static FakeFunction f;
-  static copystack_frame_map map = make_map();
+  static copystack_frame_map map;
+  make_map(map);
   install(f, &map, COPYSTACK_ABI_VERSION);
   EXPECT_TRUE(is_instrumented(reinterpret_cast<void *>(f.entry())));
   EXPECT_FALSE(is_instrumented(reinterpret_cast<void *>(f.entry() + 1)));
 }
 
-TEST(FrameMap, ResolvesEscapedOffsetsOnce) {
+// The map is read-only: the escaped objects' offsets come from its
+// resolver into the runtime's own description of the frame.
+TEST(FrameMap, EscapedOffsetsComeFromTheResolver) {
   static FakeFunction f;
-  static copystack_frame_map map = make_map();
+  static copystack_frame_map map;
+  make_map(map);
   install(f, &map, COPYSTACK_ABI_VERSION);
-  g_resolve_calls = 0;
   const copystack_frame_map *m = map_for_entry(f.entry());
   ASSERT_EQ(m, &map);
-  EXPECT_EQ(m->objects[0].offset, -24);
-  EXPECT_EQ(m->objects[1].offset, -64);
-  EXPECT_EQ(m->objects[2].offset, 24) << "argument offsets are not resolved";
-  map_for_entry(f.entry());
+  EXPECT_STREQ(copystack_map_name(m), "fake");
+  EXPECT_EQ(copystack_map_objects(m), g_objects);
+  g_resolve_calls = 0;
+  FrameInfo fi;
+  fi.map = m;
+  flatten_words(fi);
   EXPECT_EQ(g_resolve_calls, 1);
+  // Words not pointers: -64 and -56 (object 1), -24 (object 0), 24 (the
+  // argument object, at its own offset).
+  ASSERT_EQ(fi.nskip, 3u);
+  EXPECT_EQ(fi.skip[0].offset, -64);
+  EXPECT_EQ(fi.skip[0].words, 2u);
+  EXPECT_EQ(fi.skip[1].offset, -24);
+  EXPECT_EQ(fi.skip[1].words, 1u);
+  EXPECT_EQ(fi.skip[2].offset, 24);
+  EXPECT_EQ(g_objects[0].offset, 0) << "the map is not written";
 }
 
 TEST(FrameMap, UninstrumentedFunctionHasNoMap) {
@@ -83,7 +96,8 @@ TEST(FrameMap, UninstrumentedFunctionHasNoMap) {
 
 TEST(FrameMapDeathTest, OtherAbiVersionIsRefusedByName) {
   static FakeFunction f;
-  static copystack_frame_map map = make_map();
+  static copystack_frame_map map;
+  make_map(map);
   map.version = COPYSTACK_ABI_VERSION + 1;
   install(f, &map, COPYSTACK_ABI_VERSION + 1);
   EXPECT_DEATH(map_for_entry(f.entry()), "ABI version");

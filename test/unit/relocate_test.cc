@@ -3,6 +3,7 @@
 // x86-64 code and __morestack leave them, copied to a "new" one, and
 // relocated with a fake frame lookup.
 #include "core/relocate.h"
+#include "test_maps.h"
 
 #include <gtest/gtest.h>
 
@@ -31,32 +32,33 @@ public:
   }
 };
 
-// Frame 2 (outermost): a 3-word object whose words 0 and 2 are pointers.
-copystack_object outer_objects[] = {
-    {-32, 24, 0, COPYSTACK_OBJ_BITMAP, COPYSTACK_OBJF_ESCAPED},
+// Frame 2 (outermost): a 3-word object whose words 0 and 2 are pointers,
+// its offset from the map's resolver.
+const copystack_object outer_objects[] = {
+    {0, 24, 0, COPYSTACK_OBJ_BITMAP, COPYSTACK_OBJF_ESCAPED},
 };
 const uint64_t outer_bitmaps[] = {0b101};
-copystack_frame_map outer_map = {COPYSTACK_ABI_VERSION, 0, "outer", nullptr,
-                                 outer_objects, outer_bitmaps, 1, 1, 0, 0,
-                                 1, 0};
+void outer_resolve(int32_t *out) { out[0] = -32; }
+copystack_frame_map outer_map;
 
 // Frame 1: a 2-word conservative object and a no-pointer integer; rbx is
 // saved at CFA-24.
-copystack_object inner_objects[] = {
-    {-48, 16, 0, COPYSTACK_OBJ_ALL_WORDS, COPYSTACK_OBJF_ESCAPED},
-    {-64, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
+const copystack_object inner_objects[] = {
+    {0, 16, 0, COPYSTACK_OBJ_ALL_WORDS, COPYSTACK_OBJF_ESCAPED},
+    {0, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
 };
-copystack_frame_map inner_map = {COPYSTACK_ABI_VERSION, 0, "inner", nullptr,
-                                 inner_objects, nullptr, 2, 2, 0, 0, 1, 0};
+void inner_resolve(int32_t *out) {
+  out[0] = -48;
+  out[1] = -64;
+}
+copystack_frame_map inner_map;
 
 // The asking function: pointer in rdi only; one pointer stack argument.
-copystack_object asker_objects[] = {
+const copystack_object asker_objects[] = {
     {16, 8, 0, COPYSTACK_OBJ_BITMAP, COPYSTACK_OBJF_ARGUMENT},
 };
 const uint64_t asker_bitmaps[] = {1};
-copystack_frame_map asker_map = {COPYSTACK_ABI_VERSION, 0, "asker", nullptr,
-                                 asker_objects, asker_bitmaps, 1, 0,
-                                 1u << COPYSTACK_GPR_RDI, 8, 1, 0};
+copystack_frame_map asker_map;
 
 struct Fixture : ::testing::Test {
   Stack old_stack = allocate_stack(4096);
@@ -77,6 +79,13 @@ struct Fixture : ::testing::Test {
   }
 
   void SetUp() override {
+    copystack_test::fill_map(outer_map, {"outer", outer_resolve, outer_objects,
+                                         outer_bitmaps, 1, 1, 0, 0});
+    copystack_test::fill_map(inner_map, {"inner", inner_resolve, inner_objects,
+                                         nullptr, 2, 2, 0, 0});
+    copystack_test::fill_map(asker_map,
+                             {"asker", nullptr, asker_objects, asker_bitmaps,
+                              1, 0, 1u << COPYSTACK_GPR_RDI, 8});
     outer_info.map = &outer_map;
     inner_info.map = &inner_map;
     inner_info.csr_offset[kRbx] = -24;

@@ -35,7 +35,7 @@
 
 /* Bumped whenever a table layout or a symbol's contract changes. A runtime
  * refuses maps of another version with a message naming the function. */
-#define COPYSTACK_ABI_VERSION 3
+#define COPYSTACK_ABI_VERSION 4
 
 /* Offset of glibc's tcbhead_t.__private_ss on x86-64: the stack limit LLVM's
  * split-stack prologue compares against. 0 outside a copyable stack, so
@@ -285,26 +285,54 @@ typedef struct copystack_object {
   uint16_t flags;        /* COPYSTACK_OBJF_* */
 } copystack_object;
 
-/* One per instrumented function, found through the prefix. Writable: the
- * runtime fills the offsets of escaped objects once, by calling resolve. */
+/* One per instrumented function, found through the prefix. Read-only and
+ * free of dynamic relocations: the map refers to its name, its objects, its
+ * bitmaps and its resolver by self-relative offsets (the field's own
+ * address plus its value; 0: none), which the static linker fixes, so maps
+ * cost no relocation at load time, sit in .rodata and are shared between
+ * the processes that map the binary. The offsets of escaped objects are
+ * not in the map: the runtime asks resolve for them. */
 typedef struct copystack_frame_map {
   uint32_t version;      /* COPYSTACK_ABI_VERSION */
   uint32_t flags;        /* COPYSTACK_MAPF_* */
-  const char *name;      /* the function's symbol name, for diagnostics */
-  /* Writes the %rbp-relative offset of escaped object i into out[i], for
-   * the objects with COPYSTACK_OBJF_ESCAPED in order. Generated from
-   * llvm.localescape/llvm.localrecover, so offsets are assembler constants. */
-  void (*resolve)(int32_t *out);
-  copystack_object *objects;
-  const uint64_t *bitmaps; /* one bit per 8-byte word, LSB first */
+  int32_t name;          /* const char[]: the function's symbol name, for
+                            diagnostics */
+  /* void (*)(int32_t *out): writes the %rbp-relative offset of escaped
+   * object i into out[i], for the objects with COPYSTACK_OBJF_ESCAPED,
+   * which come first. Generated from llvm.localescape/llvm.localrecover,
+   * so offsets are assembler constants. */
+  int32_t resolve;
+  int32_t objects;       /* const copystack_object[nobjects]; an escaped
+                            object's offset there is 0 */
+  int32_t bitmaps;       /* const uint64_t[]: one bit per 8-byte word, LSB
+                            first */
   uint32_t nobjects;
   uint32_t nescaped;     /* objects with COPYSTACK_OBJF_ESCAPED */
   uint32_t gpr_mask;     /* integer argument registers holding pointers */
   uint32_t stack_arg_bytes; /* incoming stack-argument bytes: what LLVM loads
                                into %r11 before __morestack */
-  uint32_t resolved;     /* set by the runtime after resolve() ran */
-  uint32_t reserved;
 } copystack_frame_map;
+
+/* The address a self-relative field names, or 0. */
+static inline const void *copystack_map_target(const int32_t *field) {
+  return *field ? (const char *)field + *field : (const void *)0;
+}
+static inline const char *copystack_map_name(const copystack_frame_map *m) {
+  return (const char *)copystack_map_target(&m->name);
+}
+static inline const copystack_object *
+copystack_map_objects(const copystack_frame_map *m) {
+  return (const copystack_object *)copystack_map_target(&m->objects);
+}
+static inline const uint64_t *
+copystack_map_bitmaps(const copystack_frame_map *m) {
+  return (const uint64_t *)copystack_map_target(&m->bitmaps);
+}
+typedef void (*copystack_resolve_fn)(int32_t *out);
+static inline copystack_resolve_fn
+copystack_map_resolve(const copystack_frame_map *m) {
+  return (copystack_resolve_fn)(uintptr_t)copystack_map_target(&m->resolve);
+}
 
 #ifdef __cplusplus
 }

@@ -69,28 +69,16 @@ const copystack_frame_map *map_for_entry(uintptr_t entry) {
   copystack_prefix prefix;
   memcpy(&prefix, p - sizeof prefix, sizeof prefix);
   const uint32_t version = prefix.version;
-  auto *map = reinterpret_cast<copystack_frame_map *>(
+  auto *map = reinterpret_cast<const copystack_frame_map *>(
       entry + static_cast<intptr_t>(prefix.map_offset));
   if (version != COPYSTACK_ABI_VERSION || map->version != COPYSTACK_ABI_VERSION)
     fatal("function %s was compiled for copystack ABI version %u; this "
           "runtime implements version %d: rebuild it with the matching plugin",
-          Demangled(map->version == COPYSTACK_ABI_VERSION ? map->name
-                                                          : symbol_name(entry))
+          Demangled(map->version == COPYSTACK_ABI_VERSION
+                        ? copystack_map_name(map)
+                        : symbol_name(entry))
               .str(),
           version, COPYSTACK_ABI_VERSION);
-  auto *resolved = reinterpret_cast<std::atomic<uint32_t> *>(&map->resolved);
-  if (!resolved->load(std::memory_order_acquire)) {
-    std::lock_guard<san::QuietMutex> g(g_cache_lock);
-    if (!resolved->load(std::memory_order_relaxed)) {
-      if (map->nescaped) {
-        std::vector<int32_t> offsets(map->nescaped);
-        map->resolve(offsets.data());
-        for (uint32_t i = 0; i < map->nescaped; ++i)
-          map->objects[i].offset = offsets[i];
-      }
-      resolved->store(1, std::memory_order_release);
-    }
-  }
   return map;
 }
 
@@ -105,7 +93,7 @@ const char *symbol_name(uintptr_t pc) {
     if (parse_fde(fde, pc, f, &why) && is_instrumented(
                                            reinterpret_cast<void *>(f.begin)))
       if (const copystack_frame_map *m = map_for_entry(f.begin))
-        return m->name;
+        return copystack_map_name(m);
   }
   return "<unknown>";
 }
@@ -148,8 +136,22 @@ void flatten_words(FrameInfo &fi) {
   // words any description says may be: the second wins.
   std::vector<int32_t> skip, keep, jb, va, rs;
   const copystack_frame_map &m = *fi.map;
+  const copystack_object *objects = copystack_map_objects(&m);
+  const uint64_t *bitmaps = copystack_map_bitmaps(&m);
+  // The escaped objects (the first nescaped) have their %rbp offsets from
+  // the map's resolver; the map itself stays read-only.
+  std::vector<int32_t> escaped(m.nescaped);
+  if (m.nescaped) {
+    copystack_resolve_fn resolve = copystack_map_resolve(&m);
+    if (!resolve || m.nescaped > m.nobjects)
+      fatal("frame map of %s: %u escaped objects without a resolver",
+            Demangled(copystack_map_name(&m)).str(), m.nescaped);
+    resolve(escaped.data());
+  }
   for (uint32_t i = 0; i < m.nobjects; ++i) {
-    const copystack_object &o = m.objects[i];
+    copystack_object o = objects[i];
+    if (i < m.nescaped)
+      o.offset = escaped[i];
     // Variadic words in the outgoing area are described from the frame's
     // bottom, which varies with the callee: scanned like any other word.
     if (o.flags & COPYSTACK_OBJF_OUTGOING)
@@ -169,7 +171,7 @@ void flatten_words(FrameInfo &fi) {
       uint32_t k = static_cast<uint32_t>(w - o.offset) / 8;
       bool ptr = !whole || o.kind == COPYSTACK_OBJ_ALL_WORDS ||
                  (o.kind == COPYSTACK_OBJ_BITMAP &&
-                  (m.bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
+                  (bitmaps[o.bitmap + k / 64] >> (k % 64)) & 1);
       (ptr ? keep : skip).push_back(w);
     }
   }

@@ -53,7 +53,7 @@ struct FrameInfo {
   // variadic shim's), relocated after the frame's words.
   const int32_t *regsaves = nullptr;
   uint32_t nregsaves = 0;
-  const char *name() const { return map ? map->name : "?"; }
+  const char *name() const { return map ? copystack_map_name(map) : "?"; }
 };
 
 // Fills fi.skip and the lists of indirect slots from fi.map.

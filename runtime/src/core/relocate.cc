@@ -263,7 +263,7 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
     valist(base);
     return;
   case COPYSTACK_OBJ_BITMAP: {
-    const uint64_t *bits = map.bitmaps + o.bitmap;
+    const uint64_t *bits = copystack_map_bitmaps(&map) + o.bitmap;
     uint32_t words = o.size / 8;
     for (uint32_t w = 0; w < words; ++w)
       if (!(bits[w / 64] & (uint64_t(1) << (w % 64))))
@@ -275,7 +275,7 @@ void Relocator::object(uintptr_t rbp, uintptr_t frame_lo,
   }
   default:
     fatal("frame map of %s has an object of unknown kind %u",
-          Demangled(map.name).str(),
+          Demangled(copystack_map_name(&map)).str(),
           o.kind);
   }
 }
@@ -316,9 +316,10 @@ void Relocator::run(const WalkStart &s) {
   // are not pointers get their values back.
   if (s.asker && !(s.asker->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE)) {
     const copystack_frame_map &m = *s.asker;
+    const copystack_object *objects = copystack_map_objects(&m);
     for (uint32_t i = 0; i < m.nobjects; ++i)
-      if (m.objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
-        object(s.asker_cfa - 16, s.asker_cfa, m.objects[i], m);
+      if (objects[i].flags & COPYSTACK_OBJF_ARGUMENT)
+        object(s.asker_cfa - 16, s.asker_cfa, objects[i], m);
   }
 
   // 3. The frames, innermost first, through the %rbp chain. The loop keeps

@@ -319,16 +319,14 @@ __copystack_landing_pad:
 	.cfi_endproc
 	.size	__copystack_landing_pad, .-__copystack_landing_pad
 
-	.data
-	.p2align 3
+	.section .rodata
+	.p2align 2
 park_map:			/* copystack_frame_map (abi.h), empty */
 	.long	COPYSTACK_ABI_VERSION
 	.long	0		/* flags */
-	.quad	park_name
-	.quad	0, 0, 0		/* resolve, objects, bitmaps */
+	.long	park_name - .	/* name, self-relative */
+	.long	0, 0, 0		/* resolve, objects, bitmaps */
 	.long	0, 0, 0, 0	/* nobjects, nescaped, gpr_mask, stack_arg_bytes */
-	.long	1, 0		/* resolved, reserved */
-	.section .rodata
 park_name:
 	.asciz	"__copystack_park"
 
