@@ -6,6 +6,7 @@
 #include "core/stack_alloc.h"
 #include "core/verify.h"
 #include "platform/config.h"
+#include "platform/constants.h"
 #include "platform/fatal.h"
 #include "platform/sanitizers.h"
 #include "platform/stats.h"
@@ -73,9 +74,19 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
   CS_CHECK(((fresh.hi - old.hi) & (kMoveAlign - 1)) == 0,
            "a stack moves by a multiple of 64 KiB");
   const uintptr_t block = fresh.hi - used;
-  if (cfg.verify)
-    san::fill_unseen(reinterpret_cast<void *>(fresh.lo), kPoison,
-                     block - fresh.lo);
+  // Verify mode keeps dead stack free of stale values: the rest of the
+  // block's page (which the copy touches anyway) gets poison; below it a
+  // verify-mode stack is the kernel's zero pages (stack_alloc.cc), never a
+  // pointer either, left untouched until frames reach them: poisoning the
+  // whole fresh stack at every move faulted in every page of it, which in
+  // stress mode (a move per call) was most of the time spent.
+  if (cfg.verify) {
+    uintptr_t clean_lo = block & ~(kPage - 1);
+    if (clean_lo < fresh.lo)
+      clean_lo = fresh.lo;
+    san::fill_unseen(reinterpret_cast<void *>(clean_lo), kPoison,
+                     block - clean_lo);
+  }
 
   Relocator rel(old, fresh, process_frames(),
                 reinterpret_cast<uintptr_t>(__copystack_task_return),
@@ -99,7 +110,9 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
 
   t->stack = fresh;
   t->copies++;
-  t->scrub_low = fresh.lo;
+  // Nothing below the frames has been written on the new stack (growth.cc
+  // scrub()).
+  t->scrub_low = block;
   Stats &st = stats();
   st.bytes_copied += used;
   st.pointers_adjusted += rel.adjusted();

@@ -208,7 +208,9 @@ Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
   frame[SWITCH_RBP / 8] = 0;
   frame[SWITCH_RET / 8] = reinterpret_cast<uintptr_t>(&__copystack_task_start);
   t->sp = reinterpret_cast<uintptr_t>(frame);
-  t->scrub_low = t->stack.lo;
+  // Nothing below the first frame was written: in verify mode a stack is
+  // fresh zero pages (copy.cc move_frames).
+  t->scrub_low = t->sp;
   t->wait.task = t;
   t->state.store(kSuspended, std::memory_order_release);
   stats().tasks_created.add(1);
