@@ -6,15 +6,21 @@
 // two collections have compacted them to their live frames (Go has no
 // such thing: docs/stacks.md, "Compacting parked tasks").
 //
-//   copystack-c++ -O2 demo/tasks.cpp -o tasks && ./tasks
+//   copystack-c++ -O2 demo/tasks.cpp -o tasks && ./tasks [N]
+//
+// N: how many tasks (100,000 unless given).
 #include <copystack/copystack.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
-constexpr int workers = 100'000;
-
-int main() {
+int main(int argc, char **argv) {
+  const int workers = argc > 1 ? std::atoi(argv[1]) : 100'000;
+  if (workers <= 0) {
+    std::fprintf(stderr, "usage: %s [number of tasks]\n", argv[0]);
+    return 2;
+  }
   std::printf("tasks when main starts:    %6llu\n",
               (unsigned long long)copystack::num_tasks());
 
