@@ -72,16 +72,20 @@ void visit(Task *t, void *arg) {
     ++p->measured;
     // Parked since the last collection: only its live bytes stay. Else
     // halved when it uses little, and marked if it waits.
-    if (p->compact && t->parked_seen && waiting(t) &&
-        (p->asked || p->now_ms - t->wait_since >= kCompactAgeMs) &&
+    if (p->compact && t->parked_seen.load(std::memory_order_relaxed) &&
+        waiting(t) &&
+        (p->asked ||
+         p->now_ms - t->wait_since.load(std::memory_order_relaxed) >=
+             kCompactAgeMs) &&
         can_compact(t)) {
       compact_suspended(t, true);
       ++p->compacted;
     } else {
       if (p->shrink && shrink_suspended(t, false, true))
         ++p->shrunk;
-      t->parked_seen = p->compact && waiting(t);
-      if (t->parked_seen && can_compact(t))
+      const bool seen = p->compact && waiting(t);
+      t->parked_seen.store(seen, std::memory_order_relaxed);
+      if (seen && can_compact(t))
         ++p->pending;
     }
   }

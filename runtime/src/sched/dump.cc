@@ -490,7 +490,8 @@ void format_wait(const Task *t, char *buf, size_t len) {
     snprintf(buf, len, "runnable");
     return;
   }
-  uint32_t waited = coarse_ms() - t->wait_since;
+  uint32_t waited =
+      coarse_ms() - t->wait_since.load(std::memory_order_relaxed);
   if (waited < 1000)
     snprintf(buf, len, "%s, %u ms", reason_name(r), waited);
   else if (waited < 120000)

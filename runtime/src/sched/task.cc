@@ -101,10 +101,10 @@ Task *reset(Task *t) {
   t->select = nullptr;
   t->wait = Waiter{};
   t->spawn_pc = 0;
-  t->wait_since = 0;
+  t->wait_since.store(0, std::memory_order_relaxed);
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   t->compacted = 0;
-  t->parked_seen = 0;
+  t->parked_seen.store(0, std::memory_order_relaxed);
   return t;
 }
 
@@ -325,8 +325,8 @@ void outside_task(const char *call) {
 }
 
 void set_waiting(Task *t, WaitReason r) {
-  t->wait_since = coarse_ms();
-  t->parked_seen = 0;
+  t->wait_since.store(coarse_ms(), std::memory_order_relaxed);
+  t->parked_seen.store(0, std::memory_order_relaxed);
   t->wait_reason.store(r, std::memory_order_release);
 }
 

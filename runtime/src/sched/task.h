@@ -83,7 +83,10 @@ struct Task {
   uintptr_t spawn_pc = 0;
   // While it waits: since when (coarse_ms(), wrapping after 49 days) and
   // why (WaitReason).
-  uint32_t wait_since = 0;
+  // Atomic (relaxed): the collector may read it while the worker's then()
+  // callback still sets it (scheduler.cc execute(): the task is suspended
+  // before then() runs).
+  std::atomic<uint32_t> wait_since{0};
   std::atomic<uint8_t> wait_reason{kWaitNone};
   // Its stack was compacted (core/copy.h compact_suspended): sp points at
   // the switch frame in a heap block, stack is the range its words name,
@@ -91,7 +94,8 @@ struct Task {
   uint8_t compacted = 0;
   // A collection saw it parked, and it has not run since (set_waiting
   // clears it): the next collection compacts it (sched/collect.cc).
-  uint8_t parked_seen = 0;
+  // Atomic for the same reason as wait_since.
+  std::atomic<uint8_t> parked_seen{0};
   // Small closures of copystack_go (the C++ API) live here, not on the heap.
   alignas(16) unsigned char closure[32];
   // A small element a channel operation passes while the task waits.
