@@ -8,6 +8,7 @@
 #include "platform/once.h"
 #include "platform/sanitizers.h"
 #include "platform/stats.h"
+#include "core/verify.h"
 
 #include "copystack/abi.h"
 
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <mutex>
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <vector>
 #include <sys/mman.h>
@@ -377,6 +379,118 @@ void release_verify(Stack s) {
   g_recent[g_recent_next.fetch_add(1) % kRecent] = Released{s.lo, s.hi};
 }
 
+// Verify mode's reuse ring (COPYSTACK_VERIFY_REUSE=N, N > 0). A fenced
+// stack and a fresh address for the next one cost two page-table updates
+// (one with a TLB shootdown) and a page fault per page the copy touches;
+// where those are slow (a virtual machine that shadows page tables: 20 to
+// 40 us a move, and stress mode 500 times slower with verify than without)
+// N trades some of the fence's reach for speed. A released stack of up to
+// 64 KiB is filled with poison (0xdb) and queued, its address still
+// reserved, and handed out again only after N later releases of its size
+// and placement, and only if every byte of it is still poison: a byte
+// changed is a write through a pointer into an old stack, and stops the
+// program with its address. A read through such a pointer gets poison:
+// used as a pointer, 0xdbdb... is not canonical and faults (verify.cc names
+// it); used as data, the program's output differs from its plain build.
+// What N gives up: a stale pointer first used more than N moves later
+// reads or writes a live stack.
+bool any_fits(size_t size, int residue);
+
+struct ReuseRing {
+  san::QuietMutex lock;
+  std::deque<uintptr_t> q[kClasses][kResidues]; // each stack's lo, oldest first
+};
+ReuseRing &reuse_ring() {
+  static auto *r = new ReuseRing;
+  return *r;
+}
+
+bool reusable(size_t size) {
+  return config().verify_reuse && size <= kMaxPooled &&
+         (size & (size - 1)) == 0;
+}
+
+// Stops the program if [lo, lo + size) is not all poison.
+void check_poison(uintptr_t lo, size_t size, const char *when) {
+  constexpr uint64_t kWord = 0x0101010101010101ull * kPoison;
+  const auto *w = reinterpret_cast<const uint64_t *>(lo);
+  size_t n = size / 8, first = n;
+  for (size_t i = 0; i < n; ++i)
+    if (w[i] != kWord) {
+      first = i;
+      break;
+    }
+  if (first == n)
+    return;
+  size_t last = first, words = 0;
+  for (size_t i = first; i < n; ++i)
+    if (w[i] != kWord) {
+      last = i;
+      ++words;
+    }
+  fatal("verify: %zu word(s) of the stack [%#lx, %#lx), which a task left "
+        "when its stack was copied, were written after it left (the first at "
+        "%#lx, %zu bytes in, now %#lx; the last %zu bytes in), found %s: a "
+        "write through a pointer the relocation missed",
+        words, (unsigned long)lo, (unsigned long)(lo + size),
+        (unsigned long)(lo + first * 8), first * 8,
+        (unsigned long)w[first], last * 8, when);
+}
+
+// A queued stack of this size whose top is congruent to like_top (any
+// placement: 0) that N later ones have followed, or 0.
+uintptr_t reuse_take(size_t size, uintptr_t like_top) {
+  if (!reusable(size))
+    return 0;
+  const unsigned n = config().verify_reuse;
+  const int c = class_of(size);
+  uintptr_t lo = 0;
+  {
+    ReuseRing &r = reuse_ring();
+    std::lock_guard<san::QuietMutex> g(r.lock);
+    for (int j = 0; j < kResidues && !lo; ++j) {
+      int k = like_top ? residue_of(like_top) : j;
+      if (!like_top && !any_fits(size, k))
+        continue;
+      std::deque<uintptr_t> &q = r.q[c][k];
+      if (q.size() > n) {
+        lo = q.front();
+        q.pop_front();
+      }
+      if (like_top)
+        break;
+    }
+  }
+  if (lo)
+    check_poison(lo, size, "when its address was reused");
+  return lo;
+}
+
+// Poisons s and queues it; false if verify mode fences it instead. A
+// queue twice N long fences its oldest stack.
+bool reuse_put(Stack s) {
+  if (!reusable(s.size()))
+    return false;
+  san::fill_unseen(reinterpret_cast<void *>(s.lo), kPoison, s.size());
+  const unsigned n = config().verify_reuse;
+  uintptr_t evicted = 0;
+  {
+    ReuseRing &r = reuse_ring();
+    std::lock_guard<san::QuietMutex> g(r.lock);
+    std::deque<uintptr_t> &q = r.q[class_of(s.size())][residue_of(s.hi)];
+    q.push_back(s.lo);
+    if (q.size() > 2 * size_t(n)) {
+      evicted = q.front();
+      q.pop_front();
+    }
+  }
+  if (evicted) {
+    check_poison(evicted, s.size(), "when it was fenced");
+    release_verify(Stack{evicted, evicted + s.size()});
+  }
+  return true;
+}
+
 // Under ASan or TSan, whose checks run in place on task stacks
 // (platform/sanitizers.h), every stack has the sanitizers' headroom below
 // it: lo - below is the lowest byte of its memory, and below that at least
@@ -499,8 +613,11 @@ Stack allocate_stack(size_t size, uintptr_t like_top) {
   g_inuse.add(static_cast<int64_t>(size));
   if (san::separate_stacks())
     return allocate_with_headroom(size, san::stack_headroom(), like_top);
-  if (config().verify)
+  if (config().verify) {
+    if (uintptr_t lo = reuse_take(size, like_top))
+      return Stack{lo, lo + size};
     return allocate_verify(size, like_top);
+  }
   Stack s;
   int c = class_of(size);
   if (size > kMaxPooled) {
@@ -553,7 +670,8 @@ void release_stack(Stack s, bool to_pool) {
     return;
   }
   if (config().verify) {
-    release_verify(s);
+    if (!reuse_put(s))
+      release_verify(s);
     return;
   }
   int c = class_of(s.size());
@@ -694,6 +812,7 @@ bool describe_fenced_address(uintptr_t addr, char *buf, size_t len) {
 
 void stack_alloc_fork_lock() {
   g_lock.lock();
+  reuse_ring().lock.lock();
   guarded_half().lock.lock();
   dense_half().lock.lock();
 }
@@ -701,6 +820,7 @@ void stack_alloc_fork_lock() {
 void stack_alloc_fork_unlock() {
   dense_half().lock.unlock();
   guarded_half().lock.unlock();
+  reuse_ring().lock.unlock();
   g_lock.unlock();
 }
 

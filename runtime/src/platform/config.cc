@@ -154,6 +154,21 @@ const Knob kKnobs[] = {
        snprintf(b, n, "%llu",
                 static_cast<unsigned long long>(c.verify_arena_gib));
      }},
+    {"COPYSTACK_VERIFY_REUSE", "0", "a number of stacks from 0 to 1024",
+     "verify mode: 0 fences every stack a task leaves at a fresh address; "
+     "N poisons each one up to 64 KiB instead, and reuses its address "
+     "after N later ones of its size and placement, when its poison is "
+     "intact (fast where page-table updates are slow)",
+     [](Config &c, const char *v) {
+       uint64_t n;
+       if (!parse_count(v, &n) || n > 1024)
+         return false;
+       c.verify_reuse = static_cast<unsigned>(n);
+       return true;
+     },
+     [](const Config &c, char *b, size_t n) {
+       snprintf(b, n, "%u", c.verify_reuse);
+     }},
     {"COPYSTACK_MAX_STACK", "1G",
      "a size of at least 2048 bytes: bytes, or a number with a K, M, G or "
      "T suffix (64K, 8M, 1G)",

@@ -17,6 +17,8 @@
 //   COPYSTACK_VERIFY       fence every stack a task leaves; "scan" also
 //                          scans new stacks for undescribed old addresses
 //   COPYSTACK_VERIFY_ARENA_GIB  address space verify mode hands stacks from
+//   COPYSTACK_VERIFY_REUSE poison released stacks and reuse their addresses
+//                          after N more, instead of fencing each one
 //   COPYSTACK_MAX_STACK    the largest stack a task may grow to
 //   COPYSTACK_START_STACK  the stack a task starts with
 //   COPYSTACK_TRACE        print every stack copy
@@ -58,6 +60,9 @@ struct Config {
   // 0: one per CPU the process may run on.
   int workers = 0;
   uint64_t verify_arena_gib = 1024;
+  // 0: every released stack is fenced; N: verify mode's reuse ring
+  // (core/stack_alloc.cc).
+  unsigned verify_reuse = 0;
   Traceback traceback = kTracebackAll;
   // A path to llvm-symbolizer, or empty: look for one; "0": none.
   const char *symbolizer = "";

@@ -6,7 +6,12 @@
 #   verify   COPYSTACK_VERIFY=1: every check traps, old stacks are fenced,
 #            so any word left pointing into an old stack faults by name
 #   stress   COPYSTACK_STRESS=1 and COPYSTACK_VERIFY=1: the stack moves at
-#            every instrumented call, and verify mode watches
+#            every instrumented call, and verify mode watches; with
+#            COPYSTACK_VERIFY_REUSE=16, the stacks a task leaves are
+#            poisoned and their addresses reused after 16 more instead of
+#            fenced (the fences, a page-table update and a page fault per
+#            move, made this variant 500 times slower than stress alone on
+#            a virtual machine; the verify variant fences every one)
 #   ubsan    normal mode, every program built with -fsanitize=undefined
 #            and no recovery: undefined behaviour aborts the test
 #   tsan     normal mode, every program built with -fsanitize=thread: a
@@ -57,7 +62,8 @@ config.substitutions.append(("%cs_bin", config.cs_bin))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
        "verify": "env COPYSTACK_VERIFY=1",
-       "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1",
+       "stress": "env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 "
+                 "COPYSTACK_VERIFY_REUSE=16",
        "ubsan": "env UBSAN_OPTIONS=print_stacktrace=1",
        "tsan": "env TSAN_OPTIONS=halt_on_error=1"}[config.cs_mode]
 config.substitutions.append(("%run", run))

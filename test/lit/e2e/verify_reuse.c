@@ -1,0 +1,88 @@
+// COPYSTACK_VERIFY_REUSE=N: verify mode poisons the stacks tasks leave and
+// reuses their addresses after N more, instead of fencing each one at a
+// fresh address. In stress mode (a move per call) a task's stack then
+// cycles through a handful of addresses; without the setting every move
+// takes a new one. A pointer the relocation missed is still caught: a
+// write through it changes the poison, which is found when the address
+// comes up for reuse, and a pointer read through it is poison, which
+// faults when used as an address. Both are named.
+// REQUIRES: normal
+// RUN: %cc %s -o %t
+// RUN: env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=4 %t count | FileCheck %s --check-prefix=REUSE
+// RUN: env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 %t count | FileCheck %s --check-prefix=FENCE
+// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=4 %t write > %t.write 2>&1
+// RUN: FileCheck %s --check-prefix=WRITE < %t.write
+// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=4 %t read > %t.read 2>&1
+// RUN: FileCheck %s --check-prefix=READ < %t.read
+// Without reuse the same stale read faults on the fenced stack:
+// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 %t read > %t.fenced 2>&1
+// RUN: FileCheck %s --check-prefix=FENCED < %t.fenced
+// RUN: %exits 2 env COPYSTACK_VERIFY_REUSE=1025 %t count 2>&1 | FileCheck %s --check-prefix=BAD
+#include "Inputs/check.h"
+
+#include <stdint.h>
+#include <string.h>
+
+// REUSE: 1000 moves, at most 16 addresses
+// FENCE: 1000 moves, 1000 addresses
+// WRITE: verify: 1 word(s) of the stack [{{.*}}), which a task left when its stack was copied, were written after it left (the first at {{.*}}, now 0x{{dbdbdbdb00000007|7dbdbdbdb}};{{.*}}), found when its address was reused: a write through a pointer the relocation missed
+// READ: verify: {{.*}}main{{.*}} used %{{[a-z0-9]+}} = 0xdbdbdbdbdbdbdbdb, verify mode's poison, as an address
+// BAD: copystack: fatal: COPYSTACK_VERIFY_REUSE=1025: expected a number of stacks from 0 to 1024
+// FENCED: verify: {{.*}}main{{.*}} used a pointer the relocation missed: {{.*}} a task left when its stack was copied
+
+#define COPY_BITS(to, from)                                                    \
+  for (unsigned i = 0; i < 8; i++)                                             \
+    ((volatile unsigned char *)&(to))[i] =                                     \
+        ((volatile unsigned char *)&(from))[i]
+
+__attribute__((noinline)) static int leaf(int i) { return i & 1; }
+// The address of one of its locals, as bits the relocation cannot see: a
+// pointer into the stack as it is during this call (which moved it).
+__attribute__((noinline)) static uintptr_t where(int i) {
+  volatile int x = i;
+  int *volatile px = (int *)&x;
+  volatile uintptr_t a = 0;
+  COPY_BITS(a, px);
+  return a + (uintptr_t)(leaf(x) & 0);
+}
+
+int main(int argc, char **argv) {
+  REQUIRE(argc == 2);
+  if (strcmp(argv[1], "count") == 0) {
+    enum { kMoves = 1000 };
+    static uintptr_t seen[kMoves];
+    int distinct = 0;
+    for (int i = 0; i < kMoves; i++) {
+      uintptr_t a = where(i);
+      int j = 0;
+      while (j < distinct && seen[j] != a)
+        j++;
+      if (j == distinct)
+        seen[distinct++] = a;
+    }
+    if (distinct <= 16)
+      printf("%d moves, at most 16 addresses\n", kMoves);
+    else
+      printf("%d moves, %d addresses\n", kMoves, distinct);
+    return 0;
+  }
+  int anchor = 42;
+  int *volatile p = &anchor;
+  int *volatile *volatile pp = &p;
+  // Copies of the bits: the relocation leaves them pointing into this
+  // stack as it is now, as it would a pointer its maps failed to describe.
+  volatile uintptr_t stale_int = 0, stale_ptr = 0;
+  COPY_BITS(stale_int, p);
+  COPY_BITS(stale_ptr, pp);
+  int s = leaf(1) + *p; // the stack moves: stale_* point into the old one
+  if (strcmp(argv[1], "write") == 0) {
+    *(volatile int *)stale_int = 7;
+    for (int i = 0; i < 100; i++) // the old address comes up for reuse
+      s += leaf(i);
+    printf("not caught: %d\n", s);
+    return 0;
+  }
+  int *q = *(int *volatile *)stale_ptr; // poison, or a fault on the fence
+  printf("not caught: %d\n", *q + s);
+  return 0;
+}
