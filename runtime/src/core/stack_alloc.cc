@@ -385,7 +385,7 @@ void release_verify(Stack s) {
 // where those are slow (a virtual machine that shadows page tables: 20 to
 // 40 us a move, and stress mode 500 times slower with verify than without)
 // N trades some of the fence's reach for speed. A released stack of up to
-// 64 KiB is filled with poison (0xdb) and queued, its address still
+// 1 MiB is filled with poison (0xdb) and queued, its address still
 // reserved, and handed out again only after N later releases of its size
 // and placement, and only if every byte of it is still poison: a byte
 // changed is a write through a pointer into an old stack, and stops the
@@ -396,9 +396,12 @@ void release_verify(Stack s) {
 // reads or writes a live stack.
 bool any_fits(size_t size, int residue);
 
+constexpr size_t kMaxReused = size_t(1) << 20;
+constexpr int kReuseClasses = 10; // 2 KiB .. 1 MiB
 struct ReuseRing {
   san::QuietMutex lock;
-  std::deque<uintptr_t> q[kClasses][kResidues]; // each stack's lo, oldest first
+  // Each stack's lo, oldest first.
+  std::deque<uintptr_t> q[kReuseClasses][kResidues];
 };
 ReuseRing &reuse_ring() {
   static auto *r = new ReuseRing;
@@ -406,7 +409,7 @@ ReuseRing &reuse_ring() {
 }
 
 bool reusable(size_t size) {
-  return config().verify_reuse && size <= kMaxPooled &&
+  return config().verify_reuse && size <= kMaxReused &&
          (size & (size - 1)) == 0;
 }
 
@@ -435,6 +438,11 @@ void check_poison(uintptr_t lo, size_t size, const char *when) {
         words, (unsigned long)lo, (unsigned long)(lo + size),
         (unsigned long)(lo + first * 8), first * 8,
         (unsigned long)w[first], last * 8, when);
+}
+
+void fence_queued(Stack s) {
+  check_poison(s.lo, s.size(), "when it was fenced");
+  release_verify(s);
 }
 
 // A queued stack of this size whose top is congruent to like_top (any
@@ -484,11 +492,31 @@ bool reuse_put(Stack s) {
       q.pop_front();
     }
   }
-  if (evicted) {
-    check_poison(evicted, s.size(), "when it was fenced");
-    release_verify(Stack{evicted, evicted + s.size()});
-  }
+  if (evicted)
+    fence_queued(Stack{evicted, evicted + s.size()});
   return true;
+}
+
+// A collection fences every queued stack (scavenge_stacks()): memory
+// given back as in every other mode. Returns the bytes.
+uint64_t reuse_drain() {
+  std::vector<Stack> all;
+  {
+    ReuseRing &r = reuse_ring();
+    std::lock_guard<san::QuietMutex> g(r.lock);
+    for (int c = 0; c < kReuseClasses; ++c)
+      for (std::deque<uintptr_t> &q : r.q[c]) {
+        for (uintptr_t lo : q)
+          all.push_back(Stack{lo, lo + (size_t(COPYSTACK_MIN_STACK) << c)});
+        q.clear();
+      }
+  }
+  uint64_t bytes = 0;
+  for (const Stack &st : all) {
+    fence_queued(st);
+    bytes += st.size();
+  }
+  return bytes;
 }
 
 // Under ASan or TSan, whose checks run in place on task stacks
@@ -706,7 +734,7 @@ void release_stack(Stack s, bool to_pool) {
 
 uint64_t scavenge_stacks() {
   if (config().verify)
-    return 0; // released stacks are fenced already
+    return reuse_drain(); // other released stacks are fenced already
   std::vector<std::pair<uintptr_t, size_t>> ranges;
   std::vector<std::pair<uintptr_t, size_t>> large; // mapping, stack size
   // Taken off the free lists under the lock, given back to the OS without

@@ -156,7 +156,7 @@ const Knob kKnobs[] = {
      }},
     {"COPYSTACK_VERIFY_REUSE", "0", "a number of stacks from 0 to 1024",
      "verify mode: 0 fences every stack a task leaves at a fresh address; "
-     "N poisons each one up to 64 KiB instead, and reuses its address "
+     "N poisons each one up to 1 MiB instead, and reuses its address "
      "after N later ones of its size and placement, when its poison is "
      "intact (fast where page-table updates are slow)",
      [](Config &c, const char *v) {

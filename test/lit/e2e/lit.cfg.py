@@ -73,6 +73,10 @@ config.substitutions.append(("%run", run))
 # its time on a machine whose page-table updates are slow.
 config.substitutions.append(
     ("%{tasks}", "10000" if config.cs_mode == "stress" else "100000"))
+# How many children fork_children_use_tasks.c forks: each fork copies the
+# page tables of every mapping, verify mode's stacks' too.
+config.substitutions.append(
+    ("%{forks}", "50" if config.cs_mode in ("verify", "stress") else "200"))
 config.substitutions.append(("%cs_version", config.cs_version))
 config.substitutions.append(
     ("%exits", "sh " + os.path.join(config.test_source_root, "Inputs",
