@@ -76,8 +76,9 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
   const uintptr_t block = fresh.hi - used;
   // Verify mode keeps dead stack free of stale values: the rest of the
   // block's page (which the copy touches anyway) gets poison; below it a
-  // verify-mode stack is the kernel's zero pages (stack_alloc.cc), never a
-  // pointer either, left untouched until frames reach them: poisoning the
+  // verify-mode stack is the kernel's zero pages, or poison when the reuse
+  // ring handed it out (stack_alloc.cc), never a pointer either, left
+  // untouched until frames reach them: poisoning the
   // whole fresh stack at every move faulted in every page of it, which in
   // stress mode (a move per call) was most of the time spent.
   if (cfg.verify) {

@@ -456,17 +456,14 @@ uintptr_t reuse_take(size_t size, uintptr_t like_top) {
   {
     ReuseRing &r = reuse_ring();
     std::lock_guard<san::QuietMutex> g(r.lock);
-    for (int j = 0; j < kResidues && !lo; ++j) {
-      int k = like_top ? residue_of(like_top) : j;
-      if (!like_top && !any_fits(size, k))
-        continue;
+    int from = like_top ? residue_of(like_top) : 0;
+    int to = like_top ? from + 1 : kResidues;
+    for (int k = from; k < to && !lo; ++k) {
       std::deque<uintptr_t> &q = r.q[c][k];
-      if (q.size() > n) {
+      if (q.size() > n && (like_top || any_fits(size, k))) {
         lo = q.front();
         q.pop_front();
       }
-      if (like_top)
-        break;
     }
   }
   if (lo)
