@@ -31,7 +31,10 @@ std::atomic<uint64_t> g_growths_at_last{0};
 std::atomic<uint64_t> g_last_ns{0};
 // Tasks the last collection left marked and could compact: the next
 // periodic collection is due even if no stack changed meanwhile (an idle
-// server's parked tasks are compacted without further activity).
+// server's parked tasks are compacted without further activity). Tasks
+// that parked since the last collection make it due too (collect.h,
+// note_parked): else a collection that ran while they were busy would be
+// the last one.
 std::atomic<uint64_t> g_pending_compact{0};
 
 // An automatic collection compacts only tasks parked at least this long: a
@@ -94,9 +97,13 @@ void visit(Task *t, void *arg) {
 
 } // namespace
 
+std::atomic<uint8_t> g_parked_since_collect{0};
+
 uint64_t collect(bool shrink, bool asked) {
   std::lock_guard<std::mutex> g(g_collect_lock);
   Config &cfg = config();
+  // Before the scan: a task that parks during it makes the next one due.
+  g_parked_since_collect.store(0, std::memory_order_relaxed);
   Pass p;
   p.asked = asked;
   p.now_ms = coarse_ms();
@@ -134,7 +141,8 @@ void maybe_collect() {
   uint64_t ms = cfg.collect_ms.load();
   bool due = ms && now_ns() - g_last_ns.load() >= ms * 1000000 &&
              (stats().growths.load() != g_growths_at_last.load() ||
-              inuse != last || g_pending_compact.load() != 0);
+              inuse != last || g_pending_compact.load() != 0 ||
+              g_parked_since_collect.load(std::memory_order_relaxed));
   if (pressure || due)
     collect(true, false);
 }

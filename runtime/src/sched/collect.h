@@ -22,6 +22,7 @@
 
 #include "sched/task.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -33,6 +34,17 @@ uint64_t collect(bool shrink, bool asked);
 
 // The monitor's tick: collects when due or under pressure.
 void maybe_collect();
+
+// Set when a task parks (set_waiting), cleared by each collection: a park
+// since the last collection makes the next periodic one due, so tasks that
+// park after the collections went quiet are marked and, a period later,
+// compacted. One relaxed load per park; the store only on the first park
+// of a period.
+extern std::atomic<uint8_t> g_parked_since_collect;
+inline void note_parked() {
+  if (!g_parked_since_collect.load(std::memory_order_relaxed))
+    g_parked_since_collect.store(1, std::memory_order_relaxed);
+}
 
 // fork(): no collection runs across it (sched/fork.cc).
 void collect_fork_lock();

@@ -3,6 +3,7 @@
 #include "platform/split_stack_notes.h"
 #include "platform/thread_heap.h"
 #include "sched/task.h"
+#include "sched/collect.h"
 #include "sched/learn.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
@@ -328,6 +329,7 @@ void set_waiting(Task *t, WaitReason r) {
   t->wait_since.store(coarse_ms(), std::memory_order_relaxed);
   t->parked_seen.store(0, std::memory_order_relaxed);
   t->wait_reason.store(r, std::memory_order_release);
+  note_parked();
 }
 
 uint64_t task_bytes_sys() { return g_task_bytes.load(); }
