@@ -398,10 +398,15 @@ bool any_fits(size_t size, int residue);
 
 constexpr size_t kMaxReused = size_t(1) << 20;
 constexpr int kReuseClasses = 10; // 2 KiB .. 1 MiB
+// The bytes all queues may hold: past it, a release fences the oldest of
+// its own queue (the stack itself if the queue is otherwise empty). Without
+// it, 2N stacks for each size and placement could hold gigabytes.
+constexpr uint64_t kReuseCap = uint64_t(256) << 20;
 struct ReuseRing {
   san::QuietMutex lock;
   // Each stack's lo, oldest first.
   std::deque<uintptr_t> q[kReuseClasses][kResidues];
+  uint64_t bytes = 0; // what the queues hold
 };
 ReuseRing &reuse_ring() {
   static auto *r = new ReuseRing;
@@ -463,6 +468,7 @@ uintptr_t reuse_take(size_t size, uintptr_t like_top) {
       if (q.size() > n && (like_top || any_fits(size, k))) {
         lo = q.front();
         q.pop_front();
+        r.bytes -= size;
       }
     }
   }
@@ -472,25 +478,31 @@ uintptr_t reuse_take(size_t size, uintptr_t like_top) {
 }
 
 // Poisons s and queues it; false if verify mode fences it instead. A
-// queue twice N long fences its oldest stack.
+// queue twice N long, or one release past kReuseCap, fences the queue's
+// oldest stacks.
 bool reuse_put(Stack s) {
   if (!reusable(s.size()))
     return false;
-  san::fill_unseen(reinterpret_cast<void *>(s.lo), kPoison, s.size());
+  const size_t size = s.size();
+  san::fill_unseen(reinterpret_cast<void *>(s.lo), kPoison, size);
   const unsigned n = config().verify_reuse;
   uintptr_t evicted = 0;
   {
     ReuseRing &r = reuse_ring();
     std::lock_guard<san::QuietMutex> g(r.lock);
-    std::deque<uintptr_t> &q = r.q[class_of(s.size())][residue_of(s.hi)];
+    std::deque<uintptr_t> &q = r.q[class_of(size)][residue_of(s.hi)];
     q.push_back(s.lo);
-    if (q.size() > 2 * size_t(n)) {
+    r.bytes += size;
+    // One eviction restores both bounds: the queue was at most 2N long,
+    // the bytes at most the cap, and the one evicted is this stack's size.
+    if (q.size() > 2 * size_t(n) || r.bytes > kReuseCap) {
       evicted = q.front();
       q.pop_front();
+      r.bytes -= size;
     }
   }
   if (evicted)
-    fence_queued(Stack{evicted, evicted + s.size()});
+    fence_queued(Stack{evicted, evicted + size});
   return true;
 }
 
@@ -507,6 +519,7 @@ uint64_t reuse_drain() {
           all.push_back(Stack{lo, lo + (size_t(COPYSTACK_MIN_STACK) << c)});
         q.clear();
       }
+    r.bytes = 0;
   }
   uint64_t bytes = 0;
   for (const Stack &st : all) {
