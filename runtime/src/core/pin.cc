@@ -11,11 +11,6 @@
 
 namespace copystack_rt {
 
-struct PinChunk {
-  PinChunk *prev;
-  uintptr_t prev_top, prev_lo, prev_hi;
-  size_t bytes; // of the whole mapping, header included
-};
 
 namespace {
 
@@ -106,23 +101,6 @@ void pop_to(Thread &th, uintptr_t value) {
 }
 
 } // namespace
-
-PinState save_pins(const Thread &th) {
-  CS_CHECK(th.pin_chunk || (th.pin_lo == 0 && th.pin_hi == 0),
-           "a task's pinned area without a chunk has no bounds");
-  return PinState{th.pin_top, th.pin_chunk};
-}
-
-void load_pins(Thread &th, const PinState &p) {
-  th.pin_top = p.top;
-  th.pin_chunk = p.chunk;
-  if (PinChunk *c = p.chunk) {
-    th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
-    th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
-  } else {
-    th.pin_lo = th.pin_hi = 0;
-  }
-}
 
 void free_pins(PinState &p) {
   while (PinChunk *c = p.chunk) {

@@ -7,6 +7,7 @@
 #ifndef COPYSTACK_PIN_H
 #define COPYSTACK_PIN_H
 
+#include "platform/fatal.h"
 #include "platform/thread.h"
 
 namespace copystack_rt {
@@ -19,8 +20,30 @@ struct PinState {
   PinChunk *chunk = nullptr;
 };
 
-PinState save_pins(const Thread &th);
-void load_pins(Thread &th, const PinState &p);
+// A chunk's header; its pinned bytes follow it.
+struct PinChunk {
+  PinChunk *prev;
+  uintptr_t prev_top, prev_lo, prev_hi;
+  size_t bytes; // of the whole mapping, header included
+};
+
+// Inline: every task switch saves and loads them.
+inline PinState save_pins(const Thread &th) {
+  CS_CHECK(th.pin_chunk || (th.pin_lo == 0 && th.pin_hi == 0),
+           "a task's pinned area without a chunk has no bounds");
+  return PinState{th.pin_top, th.pin_chunk};
+}
+
+inline void load_pins(Thread &th, const PinState &p) {
+  th.pin_top = p.top;
+  th.pin_chunk = p.chunk;
+  if (PinChunk *c = p.chunk) {
+    th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
+    th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+  } else {
+    th.pin_lo = th.pin_hi = 0;
+  }
+}
 // Releases every chunk of p (a task that finished).
 void free_pins(PinState &p);
 

@@ -467,8 +467,11 @@ void print_table(const Config &c, int fd) {
 
 void print_knobs(int fd) { print_table(config(), fd); }
 
-Config &config() {
+std::atomic<Config *> g_config{nullptr};
+
+Config &config_first_use() {
   static Config *c = load();
+  g_config.store(c, std::memory_order_release);
   return *c;
 }
 

@@ -86,7 +86,14 @@ struct Config {
 // The size a new task's stack starts with, before any per-site learning.
 size_t default_start_stack();
 
-Config &config();
+// The settings, read at start-up (or at the runtime's first use, if that
+// comes earlier): inline, since every task switch reads some.
+extern std::atomic<Config *> g_config;
+Config &config_first_use();
+inline Config &config() {
+  Config *c = g_config.load(std::memory_order_acquire);
+  return c ? *c : config_first_use();
+}
 // The settings once they are read, or null while they are being read (a
 // fatal error in a setting must not read them again).
 const Config *config_if_loaded();

@@ -238,8 +238,6 @@ void *next_definition(const char *name, void *interceptor) {
   return dlsym(RTLD_NEXT, name);
 }
 
-bool asan() { return __sanitizer_start_switch_fiber != nullptr; }
-bool tsan() { return __tsan_switch_to_fiber != nullptr; }
 
 bool separate_stacks() {
   return stack_headroom() != 0 || __lsan_register_root_region != nullptr;
@@ -291,9 +289,7 @@ void *task_closure(const void *key) {
   return tasks().get_or_create(key)->closure;
 }
 
-NO_TSAN void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
-  if (!asan() && !tsan())
-    return;
+NO_TSAN void enter_task_slow(const void *key, uintptr_t lo, uintptr_t hi) {
   ThreadState &th = san_thread();
   TaskState *s = tasks().get(key);
   CS_CHECK(s, "a task that runs was created (sanitizers.cc)");
@@ -382,9 +378,7 @@ PthreadExitFn pthread_exit_for_task() {
   return &pthread_exit;
 }
 
-NO_TSAN void leave_task(const void *key, bool finished) {
-  if (!asan() && !tsan())
-    return;
+NO_TSAN void leave_task_slow(const void *key, bool finished) {
   ThreadState &th = san_thread();
   TaskState *s = th.run.task;
   CS_CHECK(s && s == tasks().get(key),
@@ -427,26 +421,22 @@ void task_stack_moved(uintptr_t lo, uintptr_t hi) {
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 }
 
-void release(const void *addr) {
-  if (tsan())
-    __tsan_release(const_cast<void *>(addr));
+void release_slow(const void *addr) {
+  __tsan_release(const_cast<void *>(addr));
 }
 
-void acquire(const void *addr) {
-  if (tsan())
-    __tsan_acquire(const_cast<void *>(addr));
+void acquire_slow(const void *addr) {
+  __tsan_acquire(const_cast<void *>(addr));
 }
 
-void release_task(const void *key) {
-  if (tsan())
-    if (TaskState *s = tasks().get(key))
-      __tsan_release(s);
+void release_task_slow(const void *key) {
+  if (TaskState *s = tasks().get(key))
+    __tsan_release(s);
 }
 
-void acquire_task(const void *key) {
-  if (tsan())
-    if (TaskState *s = tasks().get(key))
-      __tsan_acquire(s);
+void acquire_task_slow(const void *key) {
+  if (TaskState *s = tasks().get(key))
+    __tsan_acquire(s);
 }
 
 UnseenScope::UnseenScope() {

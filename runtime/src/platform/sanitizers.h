@@ -37,12 +37,31 @@
 #include <cstdint>
 #include <mutex>
 
+extern "C" {
+__attribute__((weak)) void
+__sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom,
+                               size_t size);
+__attribute__((weak)) void __tsan_switch_to_fiber(void *fiber,
+                                                  unsigned flags);
+}
+
+// The inline hooks below: always inlined, and never instrumented by TSan
+// (the runtime built with it for its unit tests), as the functions they
+// call (sanitizers.cc, NO_TSAN): a hook around a switch would enter on one
+// fiber's shadow stack and leave from another's.
+#define SAN_HOOK                                                              \
+  inline __attribute__((always_inline, no_sanitize("thread"),                  \
+                        disable_sanitizer_instrumentation))
+
 namespace copystack_rt {
 namespace san {
 
-// Which sanitizer runtimes the program linked.
-bool asan();
-bool tsan();
+// Which sanitizer runtimes the program linked: whether their weak symbols
+// (sanitizers.cc declares the rest) resolved. Inline, with the hooks below:
+// every task switch and primitive calls them, and without a sanitizer each
+// is a test of two addresses.
+inline bool asan() { return __sanitizer_start_switch_fiber != nullptr; }
+inline bool tsan() { return __tsan_switch_to_fiber != nullptr; }
 // LeakSanitizer is scanning (alone, or as part of AddressSanitizer).
 bool leak_checks();
 
@@ -66,11 +85,19 @@ void task_created(const void *key, uint64_t id);
 void *task_closure(const void *key);
 // On the thread's stack, right before it switches to the task, whose stack
 // is [lo, hi) (plus the headroom below lo).
-void enter_task(const void *key, uintptr_t lo, uintptr_t hi);
+void enter_task_slow(const void *key, uintptr_t lo, uintptr_t hi);
+SAN_HOOK void enter_task(const void *key, uintptr_t lo, uintptr_t hi) {
+  if (asan() || tsan())
+    enter_task_slow(key, lo, hi);
+}
 // On the thread's stack, right after the task switched back: it parked
 // (finished false) or returned (true; the calling context then happens
 // after everything the task did, and the task's sanitizer state goes).
-void leave_task(const void *key, bool finished);
+void leave_task_slow(const void *key, bool finished);
+SAN_HOOK void leave_task(const void *key, bool finished) {
+  if (asan() || tsan())
+    leave_task_slow(key, finished);
+}
 // Threads the sanitizer in the program runs for itself, which never touch a
 // task primitive: TSan's background thread (started with the first thread
 // the program or the runtime creates). 0 without one.
@@ -120,13 +147,29 @@ private:
 
 // Go's happens-before edges (ThreadSanitizer), for sync.cc: the calling
 // context releases to, or acquires from, a synchronization object.
-void release(const void *addr);
-void acquire(const void *addr);
+void release_slow(const void *addr);
+void acquire_slow(const void *addr);
+SAN_HOOK void release(const void *addr) {
+  if (tsan())
+    release_slow(addr);
+}
+SAN_HOOK void acquire(const void *addr) {
+  if (tsan())
+    acquire_slow(addr);
+}
 // The same, on a task: whoever wakes the task releases to it; the task
 // acquires when it runs again (enter_task). A waker that takes a parked
 // task's waiter acquires what the task did before it parked.
-void release_task(const void *key);
-void acquire_task(const void *key);
+void release_task_slow(const void *key);
+void acquire_task_slow(const void *key);
+SAN_HOOK void release_task(const void *key) {
+  if (tsan())
+    release_task_slow(key);
+}
+SAN_HOOK void acquire_task(const void *key) {
+  if (tsan())
+    acquire_task_slow(key);
+}
 
 // ThreadSanitizer sees no memory access of this thread's while one is in
 // scope: for the runtime's own work on the thread's stack in a task's name

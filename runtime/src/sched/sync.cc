@@ -105,6 +105,10 @@ struct copystack_chan {
   void transfer(void *dst, void *src) {
     if (move)
       move(dst, src);
+    else if (elem_size == 8) // a pointer or a number: a move, not a call
+      memcpy(dst, src, 8);
+    else if (elem_size == 4)
+      memcpy(dst, src, 4);
     else
       memcpy(dst, src, elem_size);
   }

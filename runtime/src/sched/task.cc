@@ -183,14 +183,6 @@ const DebugInfo __copystack_debug_info = {
     offsetof(Task, compacted),
 };
 
-uintptr_t limit_for(const Stack &s) {
-  // Stress and verify modes make every prologue check fail, so that every
-  // instrumented call enters the runtime (growth.cc decides what to do).
-  if (config().stress || config().verify)
-    return ~uintptr_t(0);
-  return s.lo + COPYSTACK_GUARD;
-}
-
 namespace {
 
 Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,

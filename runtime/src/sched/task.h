@@ -5,6 +5,8 @@
 #include "arch/x86_64/asm_offsets.h"
 #include "core/pin.h"
 #include "core/stack_alloc.h"
+#include "platform/config.h"
+#include "copystack/abi.h"
 
 #include <atomic>
 #include <cstddef>
@@ -123,8 +125,15 @@ Task *create_closure_task(void (*fn)(void *), size_t hint = 0);
 void *closure_of(Task *t);
 void destroy_task(Task *t);
 
-// The split-stack limit (abi.h, COPYSTACK_TCB_LIMIT) for a task on stack s.
-uintptr_t limit_for(const Stack &s);
+// The split-stack limit (abi.h, COPYSTACK_TCB_LIMIT) for a task on stack
+// s. Stress and verify modes make every prologue check fail, so that every
+// instrumented call enters the runtime (growth.cc decides what to do).
+inline uintptr_t limit_for(const Stack &s) {
+  const Config &c = config();
+  if (c.stress || c.verify)
+    return ~uintptr_t(0);
+  return s.lo + COPYSTACK_GUARD;
+}
 
 // Bytes of task-structure slabs allocated (they are kept for reuse).
 uint64_t task_bytes_sys();
