@@ -37,7 +37,9 @@ int main(void) {
   copystack_chan_recv(order, &c);
   printf("order: %ld %ld %ld, early: %d\n", a, b, c, early);
 
-  // 1000 tasks sleep 20 ms each at the same time: well under 1000 x 20 ms.
+  // 1000 tasks sleep 20 ms each at the same time: well under 1000 x 20 ms
+  // (the bound is half of that: TSan on a loaded 2-CPU machine took over
+  // 2 s for the spawns and wake-ups alone).
   uint64_t start = copystack_now_ns();
   copystack_waitgroup_add(&wg, 1000);
   for (int i = 0; i < 1000; i++)
@@ -45,7 +47,7 @@ int main(void) {
   copystack_waitgroup_wait(&wg);
   uint64_t took = copystack_now_ns() - start;
   printf("1000 concurrent sleeps: %s\n",
-         took >= 20000000 && took < 2000000000 ? "overlapped" : "NOT");
+         took >= 20000000 && took < 10000000000ull ? "overlapped" : "NOT");
 
   uint64_t before = copystack_now_ns(), fired = 0;
   copystack_chan *t = copystack_after(10000000);
