@@ -11,7 +11,6 @@
 
 namespace copystack_rt {
 
-
 namespace {
 
 // Chunks come from the C heap: a task that pins one small local (a wait

@@ -405,7 +405,13 @@ void apply_environment(Config &c) {
   }
 }
 
-std::atomic<const Config *> g_loaded{nullptr};
+} // namespace
+
+// Set once the settings are read: config()'s fast path, and what
+// config_if_loaded() answers.
+std::atomic<Config *> g_config{nullptr};
+
+namespace {
 
 Config *load() {
   static Config c;
@@ -413,7 +419,7 @@ Config *load() {
   c.start_stack.store(COPYSTACK_MIN_STACK);
   c.adaptive_start.store(COPYSTACK_MIN_STACK);
   apply_environment(c);
-  g_loaded.store(&c, std::memory_order_release);
+  g_config.store(&c, std::memory_order_release);
   return &c;
 }
 
@@ -467,16 +473,13 @@ void print_table(const Config &c, int fd) {
 
 void print_knobs(int fd) { print_table(config(), fd); }
 
-std::atomic<Config *> g_config{nullptr};
-
 Config &config_first_use() {
   static Config *c = load();
-  g_config.store(c, std::memory_order_release);
   return *c;
 }
 
 const Config *config_if_loaded() {
-  return g_loaded.load(std::memory_order_acquire);
+  return g_config.load(std::memory_order_acquire);
 }
 
 size_t default_start_stack() {

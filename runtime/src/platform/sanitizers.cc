@@ -238,7 +238,6 @@ void *next_definition(const char *name, void *interceptor) {
   return dlsym(RTLD_NEXT, name);
 }
 
-
 bool separate_stacks() {
   return stack_headroom() != 0 || __lsan_register_root_region != nullptr;
 }
