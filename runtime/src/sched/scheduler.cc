@@ -68,6 +68,10 @@ struct Worker {
   // when the last one was (monitor_main's back-off).
   int handoff_streak = 0;
   uint64_t handoff_ns = 0;
+  // 1 while a spare's thread waits for the monitor to give it its slot
+  // (monitor_main starts the thread first, so that a thread the OS will
+  // not start leaves the stuck worker in place); a futex word.
+  std::atomic<int> gate{0};
 };
 
 namespace {
@@ -489,6 +493,8 @@ std::atomic<Task *> g_main_task{nullptr};
 
 void *worker_main(void *arg) {
   auto *w = static_cast<Worker *>(arg);
+  while (w->gate.load(std::memory_order_acquire))
+    futex(&w->gate, FUTEX_WAIT_PRIVATE, 1);
   RuntimeThread counted;
   g_sched.worker_threads.fetch_add(1);
   Thread &th = __copystack_thread;
@@ -511,7 +517,8 @@ void *worker_main(void *arg) {
   return nullptr;
 }
 
-pthread_t start_worker_thread(Worker *w) {
+// 0, or the error pthread_create gave.
+int try_start_worker_thread(Worker *w) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   // The worker's own stack runs foreign code for its tasks: give it what a
@@ -521,9 +528,12 @@ pthread_t start_worker_thread(Worker *w) {
   pthread_t tid;
   int rc = pthread_create(&tid, &attr, worker_main, w);
   pthread_attr_destroy(&attr);
-  if (rc != 0)
+  return rc;
+}
+
+void start_worker_thread(Worker *w) {
+  if (int rc = try_start_worker_thread(w))
     fatal("cannot start a worker thread: %s", strerror(rc));
-  return tid;
 }
 
 void *monitor_main(void *);
@@ -561,6 +571,8 @@ void start() {
 // while it was being replaced), then exits (what its task makes runnable
 // meanwhile goes to the woken queue).
 constexpr uint64_t kHandoffStreakNs = 20 * 1000 * 1000;
+// Said once: a spare worker's thread could not be started.
+std::atomic<bool> g_spare_failed{false};
 constexpr int kMaxHandoffStreak = 2;
 
 void *monitor_main(void *) {
@@ -610,13 +622,28 @@ void *monitor_main(void *) {
               ? std::min(w->handoff_streak + 1, kMaxHandoffStreak)
               : 0;
       spare->handoff_ns = now;
+      // Its thread first, held at the gate: when the OS will not start one
+      // (out of memory or of mappings for its stack), the stuck worker
+      // keeps its slot and the monitor tries again later, as Go's sysmon
+      // does; its tasks wait for the foreign call meanwhile.
+      spare->gate.store(1, std::memory_order_relaxed);
+      if (int rc = try_start_worker_thread(spare)) {
+        if (!g_spare_failed.exchange(true))
+          report("cannot start a spare worker thread for a worker stuck in "
+                 "a foreign call (%s); its tasks wait for the call, and "
+                 "the monitor tries again later", strerror(rc));
+        delete spare;
+        w->stuck_polls = 0;
+        continue;
+      }
       w->retired.store(true);
       // Never freed: its thread may still look at it.
       san::never_freed(w);
       g_sched.workers[i].store(spare, std::memory_order_release);
       inherit_queue(spare, w);
       g_sched.spawned_workers.fetch_add(1);
-      start_worker_thread(spare);
+      spare->gate.store(0, std::memory_order_release);
+      futex(&spare->gate, FUTEX_WAKE_PRIVATE, 1);
       wake_one();
     }
   }

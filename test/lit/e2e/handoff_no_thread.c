@@ -1,0 +1,71 @@
+// A worker stuck in a foreign call while tasks wait gets a spare thread in
+// its place; when the OS will not start one (here: no address space left
+// for its stack), the program goes on without it. The stuck worker keeps
+// its slot, the waiting task runs once the call returns, and the runtime
+// says once why it could not help. (Before: a fatal error, "cannot start a
+// worker thread", which a program with tens of thousands of large stacks
+// met when they used up the process's mappings.)
+// The address-space limit leaves the sanitizers' reservations no room.
+// UNSUPPORTED: tsan || ubsan
+// RUN: %cc %s -o %t
+// RUN: %run COPYSTACK_WORKERS=1 %t 2>&1 | FileCheck %s
+#include "Inputs/check.h"
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+// Runs on the thread's stack (a foreign call): the monitor sees the
+// worker held up in it.
+__attribute__((annotate("copystack_nosplit"), noinline)) static void
+spin_ms(long ms) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+         ms);
+}
+
+static volatile int spinning;
+static volatile int ran_during_spin = -1;
+
+static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
+
+static void queued(void *arg) {
+  (void)arg;
+  ran_during_spin = spinning;
+  copystack_waitgroup_done(&wg);
+}
+
+// Limits the address space to what the process has now plus 6 MiB: a
+// worker thread's 8 MiB stack no longer fits.
+static void no_room_for_threads(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  REQUIRE(f);
+  unsigned long pages = 0;
+  REQUIRE(fscanf(f, "%lu", &pages) == 1);
+  fclose(f);
+  rlim_t bytes = (rlim_t)pages * sysconf(_SC_PAGESIZE) + (6 << 20);
+  struct rlimit r = {bytes, bytes};
+  REQUIRE(setrlimit(RLIMIT_AS, &r) == 0);
+}
+
+int main(void) {
+  copystack_waitgroup_add(&wg, 1);
+  copystack_go(queued, 0);
+  no_room_for_threads();
+  spinning = 1;
+  spin_ms(300);
+  spinning = 0;
+  printf("spun\n");
+  fflush(stdout);
+  copystack_waitgroup_wait(&wg);
+  printf("queued task ran during the spin: %d\n", ran_during_spin);
+  return 0;
+}
+// CHECK: cannot start a spare worker thread for a worker stuck in a foreign call
+// CHECK-SAME: its tasks wait for the call, and the monitor tries again later
+// CHECK-NOT: cannot start
+// CHECK: spun
+// CHECK-NOT: cannot start
+// CHECK: queued task ran during the spin: 0
