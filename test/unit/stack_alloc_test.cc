@@ -119,3 +119,76 @@ TEST(StackAlloc, ScavengedStacksKeepTheirPlacement) {
     release_stack(s);
   }
 }
+
+namespace {
+int mappings() {
+  FILE *f = fopen("/proc/self/maps", "r");
+  int n = 0;
+  for (int ch; (ch = fgetc(f)) != EOF;)
+    n += ch == '\n';
+  fclose(f);
+  return n;
+}
+bool all_zero(Stack s) {
+  for (uintptr_t a = s.lo; a < s.hi; a += sizeof(uint64_t))
+    if (*reinterpret_cast<uint64_t *>(a))
+      return false;
+  return true;
+}
+} // namespace
+
+// Each large stack is a slot in a shared mapping: tens of thousands of
+// 128 KiB stacks must not use up the process's mappings (65,530 by
+// default), whose exhaustion stops thread creation and every mmap.
+TEST(StackAlloc, LargeStacksShareMappings) {
+  int before = mappings();
+  std::vector<Stack> held;
+  for (int i = 0; i < 4000; ++i) {
+    // Every placement, as growths ask for them.
+    Stack s = allocate_stack(size_t(128) << 10,
+                             kMoveAlign + (i % 32) * COPYSTACK_MIN_STACK);
+    *reinterpret_cast<volatile char *>(s.hi - 1) = 1;
+    *reinterpret_cast<volatile char *>(s.lo) = 1;
+    held.push_back(s);
+  }
+  EXPECT_LT(mappings() - before, 100) << "4,000 stacks of 128 KiB";
+  std::set<uintptr_t> los;
+  for (Stack s : held)
+    EXPECT_TRUE(los.insert(s.lo).second) << "no stack handed out twice";
+  for (Stack s : held)
+    release_stack(s);
+  // Releases past the cache give memory back without splitting a mapping.
+  EXPECT_LT(mappings() - before, 100) << "after their release";
+  scavenge_stacks();
+  EXPECT_LT(mappings() - before, 100) << "after a scavenge";
+}
+
+// A large stack released past the cache, or scavenged from it, keeps its
+// slot: its memory goes back to the OS (it reads as zeros when handed out
+// again) and the accounting says so.
+TEST(StackAlloc, ReleasedLargeSlotsAreReusedZeroed) {
+  size_t size = size_t(128) << 20; // past the 64 MiB cache on its own
+  Stack a = allocate_stack(size);
+  uint64_t sys = stack_bytes_sys(), released = stack_bytes_released();
+  memset(reinterpret_cast<void *>(a.hi - 8192), 0x77, 8192);
+  release_stack(a);
+  EXPECT_EQ(stack_bytes_sys(), sys - size);
+  EXPECT_EQ(stack_bytes_released(), released + size);
+  Stack b = allocate_stack(size);
+  EXPECT_EQ(b.lo, a.lo) << "the slot is reused";
+  EXPECT_EQ(stack_bytes_sys(), sys);
+  EXPECT_EQ(stack_bytes_released(), released);
+  EXPECT_TRUE(all_zero(Stack{b.hi - 8192, b.hi}));
+  release_stack(b);
+
+  Stack c = allocate_stack(size_t(1) << 20);
+  memset(reinterpret_cast<void *>(c.lo), 0x77, c.size());
+  release_stack(c); // cached, memory kept
+  uint64_t kept = stack_bytes_sys();
+  EXPECT_GE(scavenge_stacks(), size_t(1) << 20);
+  EXPECT_LE(stack_bytes_sys(), kept - (size_t(1) << 20));
+  Stack d = allocate_stack(size_t(1) << 20, c.hi);
+  EXPECT_EQ(d.lo, c.lo) << "the scavenged slot is reused";
+  EXPECT_TRUE(all_zero(d));
+  release_stack(d);
+}

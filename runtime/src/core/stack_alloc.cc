@@ -29,16 +29,28 @@ namespace copystack_rt {
 
 namespace {
 
-// Stacks up to this size are carved from shared mappings; larger ones get
-// their own mapping.
+// Stacks up to this size are carved from shared mappings and kept per
+// placement; larger ones get a slot of their own in a shared mapping, which
+// serves any placement (large_lo()).
 constexpr size_t kMaxPooled = 64 * 1024;
 // Released large stacks are kept for reuse, up to this many bytes in all:
 // a fresh mapping costs a page fault per 4 KiB touched, which is most of
-// what a growth to 1 MiB costs. Beyond the cap they go back to the OS.
+// what a growth to 1 MiB costs. Beyond the cap their memory goes back to
+// the OS; their slots stay, for reuse.
 constexpr size_t kLargeCacheBytes = size_t(64) << 20;
 constexpr int kLargeClasses = 40;
-// Each refill of a small size class maps this much (or one stack if larger).
+// Large slots come from chunks that hold twice as many slots as the
+// class's last chunk did, up to this much address space (and at least one
+// slot): a program with one large stack reserves little, and 100,000 tasks
+// with 128 KiB stacks need some 300 mappings, not 100,000 (the kernel
+// allows 65,530 by default, vm.max_map_count).
+constexpr size_t kLargeChunkMax = size_t(64) << 20;
+// Each refill of a small size class maps twice what its last one did, from
+// kChunk up to kChunkMax: a program with a few tasks reserves 256 KiB a
+// class, and 100,000 tasks with 64 KiB stacks about 800 mappings instead
+// of 20,000 (vm.max_map_count allows 65,530; see kLargeChunkMax).
 constexpr size_t kChunk = 256 * 1024;
+constexpr size_t kChunkMax = size_t(8) << 20;
 // Verify mode takes stacks from one reservation of this much address space
 // and never reuses an address: a released stack stays mapped inaccessible
 // for the life of the process, so any later use of a pointer into it
@@ -84,8 +96,17 @@ struct Pool {
   std::vector<uintptr_t> released[kClasses][kResidues];
   // Where a request for any placement looks first, per class.
   int next_any[kClasses] = {};
-  // Cached large stacks: the start of each one's mapping (large_lo()).
-  std::vector<uintptr_t> large[kLargeClasses];
+  // The size of each class's next chunk, once it has one (take_pooled()).
+  size_t next_chunk[kClasses] = {};
+  // Large stacks by class, each named by the start of its slot
+  // (large_map()): released ones whose memory is kept (large_bytes in
+  // all), ones whose memory went back to the OS, and the rest of the
+  // class's newest chunk, never used, from bump to bump_end.
+  struct Large {
+    std::vector<uintptr_t> cached, released;
+    uintptr_t bump = 0, bump_end = 0;
+    size_t next_chunk_slots = 2;
+  } large[kLargeClasses];
   size_t large_bytes = 0;
 };
 std::mutex g_lock;
@@ -260,10 +281,12 @@ uintptr_t map_aligned(size_t bytes) {
   return a;
 }
 
-// A large stack (a multiple of kMoveAlign) lives in a mapping of its size
+// A large stack (a multiple of kMoveAlign) lives in a slot of its size
 // plus kMoveAlign, aligned to kMoveAlign, at the offset its placement asks
-// for: so a cached mapping serves any placement, and the mapping's start is
-// the stack's lo rounded down.
+// for: so a cached slot serves any placement, and the slot's start is the
+// stack's lo rounded down. Slots are never unmapped: a released one's
+// memory goes back with MADV_DONTNEED, which keeps the mappings whole (an
+// munmap in the middle of a chunk would split it in two).
 size_t large_map_bytes(size_t size) { return size + kMoveAlign; }
 uintptr_t large_lo(uintptr_t map, uintptr_t like_top) {
   return map + (like_top & (kMoveAlign - 1));
@@ -620,7 +643,8 @@ uintptr_t take_pooled(int c, int k) {
   // A new chunk, its stacks placed so that their tops take residue k: one
   // in every kMoveAlign of it, and the stacks between them the residues
   // that differ from k by multiples of the size.
-  size_t chunk = kChunk > size ? kChunk : size;
+  size_t chunk = std::max(p.next_chunk[c], kChunk);
+  p.next_chunk[c] = std::min(chunk * 2, kChunkMax);
   uintptr_t map = map_aligned(chunk + size);
   uintptr_t want = size_t(k < 0 ? 0 : k) * COPYSTACK_MIN_STACK;
   for (uintptr_t at = map + (want & (size - 1)); at + size <= map + chunk + size;
@@ -631,6 +655,42 @@ uintptr_t take_pooled(int c, int k) {
   CS_CHECK(take(p.free[c], k < 0 ? 0 : k, 1, lo),
            "a new chunk holds a stack of every placement it was made for");
   return lo;
+}
+
+// The slot of a large stack of class c: a cached one, else one whose
+// memory went back to the OS, else the next of the class's newest chunk.
+uintptr_t take_large(int c, size_t size) {
+  CS_CHECK(c < kLargeClasses, "a stack size has a class");
+  size_t slot = large_map_bytes(size);
+  std::lock_guard<std::mutex> g(g_lock);
+  Pool &p = pool();
+  Pool::Large &l = p.large[c];
+  uintptr_t map;
+  if (!l.cached.empty()) {
+    map = l.cached.back();
+    l.cached.pop_back();
+    p.large_bytes -= size;
+    return map;
+  }
+  if (!l.released.empty()) {
+    map = l.released.back();
+    l.released.pop_back();
+    g_released_total -= size;
+  } else {
+    if (l.bump == l.bump_end) {
+      size_t n = l.next_chunk_slots;
+      if (n > 1 && n * slot > kLargeChunkMax)
+        n = std::max<size_t>(1, kLargeChunkMax / slot);
+      else
+        l.next_chunk_slots = n * 2;
+      l.bump = map_aligned(n * slot);
+      l.bump_end = l.bump + n * slot;
+    }
+    map = l.bump;
+    l.bump += slot;
+  }
+  g_sys += size;
+  return map;
 }
 
 } // namespace
@@ -659,21 +719,7 @@ Stack allocate_stack(size_t size, uintptr_t like_top) {
   Stack s;
   int c = class_of(size);
   if (size > kMaxPooled) {
-    uintptr_t map = 0;
-    {
-      std::lock_guard<std::mutex> g(g_lock);
-      Pool &p = pool();
-      if (c < kLargeClasses && !p.large[c].empty()) {
-        map = p.large[c].back();
-        p.large[c].pop_back();
-        p.large_bytes -= size;
-      }
-    }
-    if (!map) {
-      map = map_aligned(large_map_bytes(size));
-      g_sys += size;
-    }
-    s.lo = large_lo(map, like_top);
+    s.lo = large_lo(take_large(c, size), like_top);
     s.hi = s.lo + size;
     return s;
   }
@@ -718,14 +764,21 @@ void release_stack(Stack s, bool to_pool) {
     {
       std::lock_guard<std::mutex> g(g_lock);
       Pool &p = pool();
-      if (c < kLargeClasses && p.large_bytes + s.size() <= kLargeCacheBytes) {
-        p.large[c].push_back(map);
+      if (p.large_bytes + s.size() <= kLargeCacheBytes) {
+        p.large[c].cached.push_back(map);
         p.large_bytes += s.size();
         return;
       }
     }
-    munmap(reinterpret_cast<void *>(map), large_map_bytes(s.size()));
+    // Its memory goes back to the OS (outside the lock) before its slot is
+    // listed for reuse: listed first, it could be handed out and then
+    // zeroed under its new task.
+    madvise(reinterpret_cast<void *>(map), large_map_bytes(s.size()),
+            MADV_DONTNEED);
     g_sys -= s.size();
+    g_released_total += s.size();
+    std::lock_guard<std::mutex> g(g_lock);
+    pool().large[c].released.push_back(map);
     return;
   }
   if (to_pool) {
@@ -746,7 +799,7 @@ uint64_t scavenge_stacks() {
   if (config().verify)
     return reuse_drain(); // other released stacks are fenced already
   std::vector<std::pair<uintptr_t, size_t>> ranges;
-  std::vector<std::pair<uintptr_t, size_t>> large; // mapping, stack size
+  std::vector<uintptr_t> large[kLargeClasses]; // cached slots
   // Taken off the free lists under the lock, given back to the OS without
   // it, and only then offered for reuse: a stack handed out between the two
   // would have its first frames zeroed under it.
@@ -790,12 +843,8 @@ uint64_t scavenge_stacks() {
         give_to_pool(c, a);
       }
     }
-    for (int c = 0; c < kLargeClasses; ++c) {
-      size_t size = size_t(COPYSTACK_MIN_STACK) << c;
-      for (uintptr_t map : p.large[c])
-        large.push_back({map, size});
-      p.large[c].clear();
-    }
+    for (int c = 0; c < kLargeClasses; ++c)
+      large[c].swap(p.large[c].cached);
     p.large_bytes = 0;
   }
   // Neighbours go back in one call.
@@ -808,9 +857,13 @@ uint64_t scavenge_stacks() {
     madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED);
     i = j;
   }
-  for (auto [map, size] : large) {
-    munmap(reinterpret_cast<void *>(map), large_map_bytes(size));
-    bytes += size;
+  for (int c = 0; c < kLargeClasses; ++c) {
+    size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+    for (uintptr_t map : large[c]) {
+      madvise(reinterpret_cast<void *>(map), large_map_bytes(size),
+              MADV_DONTNEED);
+      bytes += size;
+    }
   }
   g_sys -= bytes;
   g_released_total += bytes;
@@ -821,6 +874,9 @@ uint64_t scavenge_stacks() {
     for (uintptr_t a : gone[c])
       p.released[c][residue_of(a + size)].push_back(a);
   }
+  for (int c = 0; c < kLargeClasses; ++c)
+    p.large[c].released.insert(p.large[c].released.end(), large[c].begin(),
+                               large[c].end());
   return bytes;
 }
 
