@@ -92,8 +92,14 @@ struct Pool {
   // Small free stacks by class and by the residue of their top.
   std::vector<uintptr_t> free[kClasses][kResidues];
   // Free stacks whose memory went back to the OS (scavenge_stacks()):
-  // reused after free ones and before new chunks are mapped.
+  // reused after free ones and before new chunks are mapped. Each list is
+  // sorted by address (taken from the top), for scavenge_stacks() to find
+  // a stack's released neighbours.
   std::vector<uintptr_t> released[kClasses][kResidues];
+  // Scavenges giving pages back outside the lock: the released lists are
+  // not taken from meanwhile (take_pooled()), since pages a released stack
+  // shares with a free one may be going back.
+  int scavenging = 0;
   // Where a request for any placement looks first, per class.
   int next_any[kClasses] = {};
   // The size of each class's next chunk, once it has one (take_pooled()).
@@ -117,16 +123,6 @@ Pool &pool() {
   return *p;
 }
 
-// The bytes of a pooled stack that scavenge_stacks() gives back: a stack
-// smaller than a page with the rest of its page, a larger one the pages
-// wholly inside it (one placed off a page boundary shares its end pages).
-size_t released_part(uintptr_t lo, size_t size) {
-  if (size < kPage)
-    return size;
-  uintptr_t a = page_round(lo);
-  uintptr_t b = (lo + size) & ~(kPage - 1);
-  return b > a ? b - a : 0;
-}
 
 // Per-thread caches of small stacks in front of the pool (Go keeps one per
 // P): a task's stack usually goes back on the thread that finishes it and
@@ -634,10 +630,9 @@ uintptr_t take_pooled(int c, int k) {
   uintptr_t lo;
   if (take(p.free[c], from, n, lo))
     return lo;
-  if (take(p.released[c], from, n, lo)) {
-    size_t b = released_part(lo, size);
-    g_sys += b;
-    g_released_total -= b;
+  if (!p.scavenging && take(p.released[c], from, n, lo)) {
+    g_sys += size;
+    g_released_total -= size;
     return lo;
   }
   // A new chunk, its stacks placed so that their tops take residue k: one
@@ -815,45 +810,53 @@ uint64_t scavenge_stacks() {
         free.insert(free.end(), v.begin(), v.end());
         v.clear();
       }
+      if (free.empty())
+        continue;
       std::sort(free.begin(), free.end());
       for (size_t i = 1; i < free.size(); ++i)
         CS_CHECK(free[i] != free[i - 1], "a stack is free only once");
-      for (size_t i = 0; i < free.size(); ++i) {
-        uintptr_t a = free[i];
-        if (size >= kPage) {
-          if (size_t part = released_part(a, size)) {
-            ranges.push_back({page_round(a), part});
-            bytes += part;
-          }
-          gone[c].push_back(a);
+      // A stack under a page, or one placed 2 KiB off a page boundary (a
+      // task spawned on the lower half of a page keeps that placement as
+      // it grows), shares its end pages with its neighbours: such a page
+      // goes back once its neighbour is free or released too. (Giving
+      // back only the pages wholly inside each stack kept a page per task
+      // per shrink resident.) A page goes back only if every stack on it
+      // is listed, so each free one that shares it goes back with it.
+      auto listed = [&](uintptr_t a) {
+        if (std::binary_search(free.begin(), free.end(), a))
+          return true;
+        const std::vector<uintptr_t> &v = p.released[c][residue_of(a + size)];
+        return std::binary_search(v.begin(), v.end(), a);
+      };
+      for (uintptr_t a : free) {
+        uintptr_t x = a & ~(kPage - 1), y = page_round(a + size);
+        if (x < a && !listed(a - size))
+          x += kPage;
+        if (y > a + size && !listed(a + size))
+          y -= kPage;
+        if (y <= x) { // every page it touches is shared with a stack in use
+          give_to_pool(c, a);
           continue;
         }
-        // Stacks smaller than a page go back a page at a time, when every
-        // stack in the page is free.
-        size_t per_page = kPage / size;
-        if ((a & (kPage - 1)) == 0 && i + per_page <= free.size() &&
-            free[i + per_page - 1] == a + kPage - size) {
-          ranges.push_back({a, kPage});
-          bytes += kPage;
-          for (size_t k = 0; k < per_page; ++k)
-            gone[c].push_back(free[i + k]);
-          i += per_page - 1;
-          continue;
-        }
-        give_to_pool(c, a);
+        ranges.push_back({x, y - x});
+        gone[c].push_back(a);
+        bytes += size;
       }
     }
+    // Until the pages are back, no released stack may be handed out.
+    ++p.scavenging;
     for (int c = 0; c < kLargeClasses; ++c)
       large[c].swap(p.large[c].cached);
     p.large_bytes = 0;
   }
-  // Neighbours go back in one call.
+  // Neighbours go back in one call (neighbours' ranges share a page when
+  // it lies across both).
   std::sort(ranges.begin(), ranges.end());
   for (size_t i = 0; i < ranges.size();) {
     uintptr_t lo = ranges[i].first, hi = lo + ranges[i].second;
     size_t j = i + 1;
-    while (j < ranges.size() && ranges[j].first == hi)
-      hi += ranges[j++].second;
+    for (; j < ranges.size() && ranges[j].first <= hi; ++j)
+      hi = std::max(hi, ranges[j].first + ranges[j].second);
     madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED);
     i = j;
   }
@@ -871,9 +874,19 @@ uint64_t scavenge_stacks() {
   Pool &p = pool();
   for (int c = 0; c < kClasses; ++c) {
     size_t size = size_t(COPYSTACK_MIN_STACK) << c;
+    // Into the sorted lists: gone[c] is sorted, so each list is two sorted
+    // runs to merge.
+    size_t before[kResidues];
+    for (int k = 0; k < kResidues; ++k)
+      before[k] = p.released[c][k].size();
     for (uintptr_t a : gone[c])
       p.released[c][residue_of(a + size)].push_back(a);
+    for (int k = 0; k < kResidues; ++k) {
+      std::vector<uintptr_t> &v = p.released[c][k];
+      std::inplace_merge(v.begin(), v.begin() + before[k], v.end());
+    }
   }
+  --p.scavenging;
   for (int c = 0; c < kLargeClasses; ++c)
     p.large[c].released.insert(p.large[c].released.end(), large[c].begin(),
                                large[c].end());
