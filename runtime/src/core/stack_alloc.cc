@@ -98,7 +98,8 @@ struct Pool {
   std::vector<uintptr_t> released[kClasses][kResidues];
   // Scavenges giving pages back outside the lock: the released lists are
   // not taken from meanwhile (take_pooled()), since pages a released stack
-  // shares with a free one may be going back.
+  // shares with a free one may be going back. (Collections scavenge one at
+  // a time, and a fork waits for the one under way: sched/fork.cc.)
   int scavenging = 0;
   // Where a request for any placement looks first, per class.
   int next_any[kClasses] = {};

@@ -73,7 +73,9 @@ void learn_exit(const Task *t) {
                    std::memory_order_relaxed);
       s.small_exits.store(0, std::memory_order_relaxed);
     }
-  } else {
+  } else if (s.small_exits.load(std::memory_order_relaxed) != 0) {
+    // (Only when it changes: every task of a site exits here, on every
+    // worker, and a store per exit moved the line between their caches.)
     s.small_exits.store(0, std::memory_order_relaxed);
   }
 }
