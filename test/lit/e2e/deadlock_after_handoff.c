@@ -7,19 +7,7 @@
 // RUN: %cc %s -o %t
 // RUN: %exits 2 timeout 30 %run COPYSTACK_WORKERS=1 %t 2>&1 | FileCheck %s
 #include "Inputs/check.h"
-#include <time.h>
-
-// Runs on the thread's stack (a foreign call): the monitor sees the
-// worker held up in it.
-__attribute__((annotate("copystack_nosplit"), noinline)) static void
-spin_ms(long ms) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &t);
-  while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
-         ms);
-}
+#include "Inputs/spin.h"
 
 static void queued(void *arg) { (void)arg; }
 

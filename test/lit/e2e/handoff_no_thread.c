@@ -10,21 +10,9 @@
 // RUN: %cc %s -o %t
 // RUN: %run COPYSTACK_WORKERS=1 %t 2>&1 | FileCheck %s
 #include "Inputs/check.h"
+#include "Inputs/spin.h"
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
-
-// Runs on the thread's stack (a foreign call): the monitor sees the
-// worker held up in it.
-__attribute__((annotate("copystack_nosplit"), noinline)) static void
-spin_ms(long ms) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &t);
-  while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
-         ms);
-}
 
 static volatile int spinning;
 static volatile int ran_during_spin = -1;
