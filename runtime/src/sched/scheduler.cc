@@ -624,8 +624,9 @@ void *monitor_main(void *) {
       spare->handoff_ns = now;
       // Its thread first, held at the gate: when the OS will not start one
       // (out of memory or of mappings for its stack), the stuck worker
-      // keeps its slot and the monitor tries again later, as Go's sysmon
-      // does; its tasks wait for the foreign call meanwhile.
+      // keeps its slot and the monitor tries again later (Go's runtime
+      // throws there instead); its tasks wait for the foreign call
+      // meanwhile.
       spare->gate.store(1, std::memory_order_relaxed);
       if (int rc = try_start_worker_thread(spare)) {
         if (!g_spare_failed.exchange(true))
