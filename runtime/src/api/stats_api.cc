@@ -21,7 +21,7 @@ void copystack_get_stats(copystack_stats *out) {
   if (!out)
     fatal("copystack_get_stats: the output structure is null");
   Stats &s = stats();
-  out->tasks_created = static_cast<uint64_t>(s.tasks_created.load());
+  out->tasks_created = static_cast<uint64_t>(counter_load(Counter::kTasksCreated));
   out->growths = s.growths.load();
   out->moves = s.moves.load();
   out->bytes_copied = s.bytes_copied.load();

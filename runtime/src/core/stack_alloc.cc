@@ -69,7 +69,6 @@ constexpr int kResidues = kMoveAlign / COPYSTACK_MIN_STACK;
 static_assert(kMoveAlign % kMaxPooled == 0,
               "pooled sizes divide the move alignment");
 
-ShardedCounter g_inuse; // (stats.h)
 std::atomic<uint64_t> g_sys{0};
 std::atomic<uint64_t> g_released_total{0};
 
@@ -704,7 +703,7 @@ size_t round_stack_size(size_t bytes) {
 Stack allocate_stack(size_t size, uintptr_t like_top) {
   CS_CHECK(size >= COPYSTACK_MIN_STACK && (size & (size - 1)) == 0,
            "stack sizes are powers of two from COPYSTACK_MIN_STACK");
-  g_inuse.add(static_cast<int64_t>(size));
+  counter_add(Counter::kStackInUse, static_cast<int64_t>(size));
   if (san::separate_stacks())
     return allocate_with_headroom(size, san::stack_headroom(), like_top);
   if (config().verify) {
@@ -744,7 +743,7 @@ Stack allocate_stack(size_t size, uintptr_t like_top) {
 void release_stack(Stack s, bool to_pool) {
   if (!s.lo)
     return;
-  g_inuse.add(-static_cast<int64_t>(s.size()));
+  counter_add(Counter::kStackInUse, -static_cast<int64_t>(s.size()));
   if (san::separate_stacks()) {
     release_with_headroom(s, san::stack_headroom());
     return;
@@ -897,7 +896,7 @@ uint64_t scavenge_stacks() {
 uint64_t stack_bytes_released() { return g_released_total.load(); }
 
 uint64_t stack_bytes_inuse() {
-  return static_cast<uint64_t>(g_inuse.load());
+  return static_cast<uint64_t>(counter_load(Counter::kStackInUse));
 }
 uint64_t stack_bytes_sys() { return g_sys.load(); }
 

@@ -11,24 +11,26 @@
 namespace copystack_rt {
 
 // A counter that every thread updates often (a spawn, a stack's allocation
-// and release): one cache line per shard, a thread adds to its own, a read
-// sums them. A single atomic moved its cache line between the spawning
-// thread and the worker that ends the task, on every task.
-class ShardedCounter {
-public:
-  void add(int64_t n);
-  int64_t load() const;
-
-private:
-  static constexpr int kShards = 16;
-  struct alignas(64) Shard {
-    std::atomic<int64_t> v{0};
-  };
-  Shard shards_[kShards];
+// and release, a task's end): each thread owns a slot of its own, adds to
+// it with a plain load and store (no locked instruction, no cache line
+// shared with another writer), and a read sums the slots. A shared atomic
+// moved its cache line between the spawning thread and the worker that
+// ends the task, on every task, and even sixteen shared shards cost a
+// locked add each. A read is a sum of values each thread last wrote: exact
+// once the writers' updates happen before it, otherwise any mix of recent
+// values. The counters are the ones named below, so that a thread's slots
+// for all of them share its cache lines.
+enum class Counter : int {
+  kTasksCreated,
+  kStackInUse, // bytes of stacks handed out
+  kLiveTasks,
+  kCount
 };
 
+void counter_add(Counter c, int64_t n);
+int64_t counter_load(Counter c);
+
 struct Stats {
-  ShardedCounter tasks_created;
   std::atomic<uint64_t> growths{0};
   std::atomic<uint64_t> moves{0};
   std::atomic<uint64_t> bytes_copied{0};

@@ -113,7 +113,6 @@ struct Scheduler {
   // Workers looking for work before they sleep (Go's spinning Ms): while
   // one spins, making a task runnable need not wake anyone.
   std::atomic<int> nspinning{0};
-  std::atomic<uint64_t> live{0};
   // Worker threads alive (spares and retired ones included), and bound
   // tasks running now: for scheduler_quiet().
   std::atomic<int> worker_threads{0};
@@ -308,9 +307,14 @@ bool has_work() {
 
 // Wakes one idle worker, if any (Go's wakep). The fence pairs with the
 // idle registration in find_work: either the waker sees the worker idle,
-// or the worker sees the new task.
-void wake_one() {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+// or the worker sees the new task. A task put on the calling worker's own
+// queue needs no fence (nor has Go's newproc one): if the race is lost,
+// the worker runs the task itself once its current task blocks, yields or
+// is preempted; the wake-up only buys parallelism. A task anywhere else
+// (the shared queues) could be left with nobody to run it.
+void wake_one(bool own_queue = false) {
+  if (!own_queue)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   if (g_sched.nidle.load() == 0 || g_sched.nspinning.load() > 0)
     return;
   for (int i = 0; i < g_sched.nworkers; ++i) {
@@ -478,7 +482,7 @@ bool execute(Task *t) {
 }
 
 void finish(Task *t) {
-  g_sched.live.fetch_sub(1);
+  counter_add(Counter::kLiveTasks, -1);
   destroy_task(t);
 }
 
@@ -697,7 +701,10 @@ bool scheduler_quiet() {
          g_sched.bound_running.load() == 0 && !has_work();
 }
 
-uint64_t live_tasks() { return g_sched.live.load(); }
+uint64_t live_tasks() {
+  int64_t n = counter_load(Counter::kLiveTasks);
+  return n > 0 ? static_cast<uint64_t>(n) : 0; // a sum read mid-update
+}
 
 Task *parking_task() { return __copystack_thread.task; }
 
@@ -730,7 +737,7 @@ void ready(Task *t) {
   } else {
     g_sched.woken.put(t);
   }
-  wake_one();
+  wake_one(w != nullptr);
 }
 
 void ready_list(Task *head) {
@@ -757,13 +764,13 @@ void ready_list(Task *head) {
 void spawn(Task *t) {
   san::task_created(t, t->id);
   start_scheduler();
-  g_sched.live.fetch_add(1);
+  counter_add(Counter::kLiveTasks, 1);
   Worker *w = own_worker();
   if (w)
     runq_put(w, t);
   else
     global_put(t);
-  wake_one();
+  wake_one(w != nullptr);
 }
 
 void run_main(Task *t) {
@@ -799,7 +806,7 @@ void run_bound(Task *t, BoundRun &b) {
   prepare_verify_thread();
   san::task_created(t, t->id);
   t->runner = &b.runner;
-  g_sched.live.fetch_add(1);
+  counter_add(Counter::kLiveTasks, 1);
   Thread &th = __copystack_thread;
   b.saved = th;
   b.saved_limit = read_limit();
@@ -815,7 +822,7 @@ void run_bound(Task *t, BoundRun &b) {
     b.runner.cv.wait(g, [&] { return b.runner.runnable; });
     b.runner.runnable = false;
   }
-  g_sched.live.fetch_sub(1);
+  counter_add(Counter::kLiveTasks, -1);
   th = b.saved;
   write_limit(b.saved_limit);
 }
@@ -826,7 +833,7 @@ void abandon_bound(Task *t, BoundRun &b) {
   // is the thread's current one.
   t->pins = save_pins(th);
   san::leave_task(t, true);
-  g_sched.live.fetch_sub(1);
+  counter_add(Counter::kLiveTasks, -1);
   th = b.saved;
   write_limit(b.saved_limit);
   destroy_task(t);

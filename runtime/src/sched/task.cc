@@ -206,7 +206,7 @@ Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
   t->scrub_low = t->sp;
   t->wait.task = t;
   t->state.store(kSuspended, std::memory_order_release);
-  stats().tasks_created.add(1);
+  counter_add(Counter::kTasksCreated, 1);
   return t;
 }
 
