@@ -58,8 +58,10 @@ struct Thread {
   // Tasks this thread has started running (atomic: the monitor reads it to
   // see a task that keeps its worker for a time slice, sched/preempt.h).
   uint64_t run_seq;
-  // The run_seq of the task the monitor asked to yield (atomic): honoured
-  // at the next growth, for a task that spends its time in the runtime.
+  // The run_seq of the task the monitor asked to yield (atomic), when it
+  // found the thread in a foreign call or the runtime: honoured when the
+  // call returns to the task (__copystack_foreign_call puts the preemption
+  // limit back instead of the task's), and at the next growth.
   uint64_t preempt_seq;
   ThreadSlots slots;
 };
@@ -75,6 +77,9 @@ static_assert(offsetof(Thread, foreign_sp) == THREAD_FOREIGN_SP,
 static_assert(offsetof(Thread, park_fn) == THREAD_PARK_FN, "asm_offsets.h");
 static_assert(offsetof(Thread, park_arg) == THREAD_PARK_ARG, "asm_offsets.h");
 static_assert(offsetof(Thread, foreign_seq) == THREAD_FOREIGN_SEQ,
+              "asm_offsets.h");
+static_assert(offsetof(Thread, run_seq) == THREAD_RUN_SEQ, "asm_offsets.h");
+static_assert(offsetof(Thread, preempt_seq) == THREAD_PREEMPT_SEQ,
               "asm_offsets.h");
 static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
 static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");

@@ -10,6 +10,9 @@ namespace copystack_rt {
 
 namespace {
 
+static_assert(COPYSTACK_PREEMPT_LIMIT == ~uint64_t(1),
+              "switch.S stores it as $-2");
+
 // Go's forcePreemptNS: a task runs at most this long while others wait.
 constexpr uint64_t kTimeSliceNs = 10 * 1000 * 1000;
 constexpr int kSlots = 1024; // scheduler.cc's kMaxWorkers
@@ -64,15 +67,16 @@ void preempt_watch(int slot, Thread *th, uint64_t now) {
                               false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
-Task *preempted_take() {
+Task *preempted_take(bool any) {
   Preempted &p = t_preempted;
   Task *t = p.head;
-  if (t) {
-    p.head = t->next;
-    if (!p.head)
-      p.tail = nullptr;
-    t->next = nullptr;
-  }
+  if (!t || (!any && static_cast<int64_t>(global_queue_takes() -
+                                          t->preempt_ticket) < 0))
+    return nullptr;
+  p.head = t->next;
+  if (!p.head)
+    p.tail = nullptr;
+  t->next = nullptr;
   return t;
 }
 
@@ -92,6 +96,7 @@ void __copystack_preempt_then(void *) {
   }
   Preempted &p = t_preempted;
   t->next = nullptr;
+  t->preempt_ticket = global_queue_puts();
   if (p.tail)
     p.tail->next = t;
   else

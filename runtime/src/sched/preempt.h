@@ -5,15 +5,21 @@
 // gets COPYSTACK_PREEMPT_LIMIT (abi.h) in its thread's split-stack limit,
 // written by the monitor with a compare-and-swap against the value there
 // (0 while the thread is in a foreign call or the runtime: left alone; the
-// request is also noted in Thread::preempt_seq, which the next growth
-// honours, for a task that spends its time there). The task's next
+// request is also noted in Thread::preempt_seq, which the call's return to
+// the task honours by putting that value back instead of the task's limit,
+// as does the next growth: a task that spends its time in foreign calls or
+// the runtime, a loop that spawns, is preempted as well). The task's next
 // prologue check fails and __morestack, seeing that value, calls
 // __copystack_preempt before it returns into the function; a loop
 // whose iterations run no prologue check polls the limit at its back edge
 // (passes/LoopPolls.cpp) and calls __copystack_preempt itself. The stub
 // (switch.S) parks the task, keeping its errno, and the worker puts it on
-// this thread's list of preempted tasks, which it runs after its local run
-// queue and before the global one (preempted_take).
+// this thread's list of preempted tasks. It runs again after the thread's
+// local run queue and after the tasks that were in the global queue when
+// it stopped (Go puts a preempted goroutine at the global queue's tail): a
+// task that spawns in a loop lets the tasks it spawned run and end, instead
+// of piling them up. Before the tasks queued after it, and before stealing
+// (preempted_take).
 //
 // A preempted task resumes on the thread it stopped on, and its stack does
 // not move until it does (core/shrink.cc looks for the stub's return
@@ -37,8 +43,9 @@ namespace copystack_rt {
 void preempt_watch(int slot, Thread *th, uint64_t now);
 
 // The next task preempted on the calling thread (first in, first out), or
-// null.
-Task *preempted_take();
+// null: only once the global queue has handed out the tasks it held when
+// that one stopped, unless any.
+Task *preempted_take(bool any);
 
 } // namespace copystack_rt
 

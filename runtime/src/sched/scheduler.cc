@@ -86,6 +86,8 @@ struct TaskQueue {
   std::mutex lock;
   Task *head = nullptr, *tail = nullptr;
   std::atomic<uint64_t> len{0};
+  // Tasks ever put and taken (under the lock; read without it).
+  std::atomic<uint64_t> puts{0}, takes{0};
   void put(Task *t) { put_chain(t, t, 1); }
   // Appends first..last, n tasks already chained through next, under one
   // lock.
@@ -155,6 +157,8 @@ void TaskQueue::put_chain(Task *first, Task *last, uint64_t n) {
     head = first;
   tail = last;
   len.fetch_add(n);
+  puts.store(puts.load(std::memory_order_relaxed) + n,
+             std::memory_order_relaxed);
 }
 
 // Takes one task, and moves up to `batch` more into w's queue.
@@ -169,6 +173,7 @@ Task *TaskQueue::get(Worker *w, uint32_t batch) {
   if (!head)
     tail = nullptr;
   len.fetch_sub(1);
+  uint64_t n = 1;
   if (w) {
     uint32_t h = w->head.load(std::memory_order_acquire);
     uint32_t tl = w->tail.load(std::memory_order_relaxed);
@@ -180,9 +185,12 @@ Task *TaskQueue::get(Worker *w, uint32_t batch) {
       len.fetch_sub(1);
       w->ring[tl % Worker::kQueue].store(x, std::memory_order_relaxed);
       ++tl;
+      ++n;
     }
     w->tail.store(tl, std::memory_order_release);
   }
+  takes.store(takes.load(std::memory_order_relaxed) + n,
+              std::memory_order_relaxed);
   return t;
 }
 
@@ -346,7 +354,7 @@ Task *look(Worker *w, bool take_runnext) {
     return t;
   if (Task *t = runq_get(w))
     return t;
-  if (Task *t = preempted_take())
+  if (Task *t = preempted_take(false))
     return t;
   // Its own queue is dry: a batch from the shared queues, from each in
   // turn, so that neither waits behind the other's backlog.
@@ -358,6 +366,8 @@ Task *look(Worker *w, bool take_runnext) {
       w->refill_global = q == &g_sched.woken;
       return t;
     }
+  if (Task *t = preempted_take(true))
+    return t;
   int n = g_sched.nworkers;
   int start = static_cast<int>(fastrand(w) % n);
   for (int i = 0; i < n; ++i) {
@@ -380,7 +390,7 @@ Task *find_work(Worker *w) {
     if (w->retired.load(std::memory_order_relaxed)) {
       if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
         return t;
-      if (Task *t = preempted_take())
+      if (Task *t = preempted_take(true))
         return t;
       return runq_get(w); // null: the thread exits
     }
@@ -707,6 +717,13 @@ uint64_t live_tasks() {
 }
 
 Task *parking_task() { return __copystack_thread.task; }
+
+uint64_t global_queue_puts() {
+  return g_sched.global.puts.load(std::memory_order_relaxed);
+}
+uint64_t global_queue_takes() {
+  return g_sched.global.takes.load(std::memory_order_relaxed);
+}
 
 // The worker whose queues a task made runnable here goes to: this thread's,
 // unless a spare has taken its slot (its queues then drain only when its

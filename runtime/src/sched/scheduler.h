@@ -64,6 +64,11 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
+// Tasks ever put in the global queue, and taken from it: a preempted task
+// waits for the ones queued before it (preempt.h).
+uint64_t global_queue_puts();
+uint64_t global_queue_takes();
+
 // fork(): the shared queues' locks, before it and after it; in the child,
 // the forking thread is the only one left: new threads take the other
 // workers' places and the monitor's (sched/fork.cc).

@@ -63,7 +63,12 @@ inline bool waits_on_tasks(uint8_t r) {
 // 224 bytes: with a 2 KiB stack, what a parked task costs (docs/tasks.md).
 struct Task {
   uintptr_t sp = 0;      // saved %rsp while suspended (a switch frame)
-  uintptr_t result = 0;  // the entry function's return value
+  union {
+    uintptr_t result = 0;   // the entry function's return value, once done
+    // While preempted: the global queue's put count when it stopped; it
+    // runs again once the tasks queued before it have been taken (preempt.h).
+    uint64_t preempt_ticket;
+  };
   uint8_t done = 0;      // set by __copystack_task_start when entry returns
   // Who may touch the task's stack (TaskState); the collector moves a
   // suspended task's stack only after taking it from kSuspended.

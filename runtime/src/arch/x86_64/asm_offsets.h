@@ -22,6 +22,8 @@
 #define THREAD_PARK_FN 80    /* what the scheduler runs after a task parked */
 #define THREAD_PARK_ARG 88
 #define THREAD_FOREIGN_SEQ 96 /* foreign calls started on this thread */
+#define THREAD_RUN_SEQ 112   /* tasks this thread started running */
+#define THREAD_PREEMPT_SEQ 120 /* the run the monitor asked to yield */
 
 /* copystack_rt::Task (task.h) */
 #define TASK_SP 0            /* saved %rsp while suspended */

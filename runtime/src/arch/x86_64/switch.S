@@ -148,13 +148,27 @@ __copystack_foreign_call:
 	subq	$8, %rsp		/* the call below pushes 8 more: aligned */
 	call	on_thread_stack
 	movq	-8(%rbp), %rax
+	/* The monitor asked this run to yield while it was in the call
+	 * (sched/preempt.h): the task's next check fails instead. */
+	movq	__copystack_thread@gottpoff(%rip), %rcx
+	movq	%fs:THREAD_PREEMPT_SEQ(%rcx), %rdx
+	cmpq	%fs:THREAD_RUN_SEQ(%rcx), %rdx
+	je	.Lpreempt_asked
+.Lback_on_task:
 	movq	%rax, TCB_LIMIT
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
 	ret
+.Lpreempt_asked:
+	.cfi_def_cfa %rbp, 16
+	.cfi_offset %rbp, -16
+	movq	$-2, %rax		/* COPYSTACK_PREEMPT_LIMIT (preempt.cc) */
+	jmp	.Lback_on_task
 .Lin_place:
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
 	movq	%rdi, %rax
 	movq	%rsi, %rdi
 	jmp	*%rax
