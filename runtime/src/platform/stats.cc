@@ -4,9 +4,8 @@
 #include "platform/stats.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
-#include "platform/once.h"
+#include "platform/thread_heap.h"
 
-#include <pthread.h>
 #include <time.h>
 
 namespace copystack_rt {
@@ -17,10 +16,11 @@ std::atomic<void *> g_hook_data{nullptr};
 } // namespace
 
 namespace {
-// One thread's slots. A block is owned by one thread at a time; when the
-// thread ends, its block is released with its values in it (they are part
-// of the sums) and the next new thread takes it over. Blocks are never
-// freed: readers walk the list without a lock.
+// One thread's slots (its thread_heap.h block: no static TLS). A block is
+// owned by one thread at a time; when the thread ends, its block is
+// released with its values in it (they are part of the sums) and the next
+// new thread takes it over. Blocks are never freed: readers walk the list
+// without a lock.
 struct alignas(64) CounterBlock {
   std::atomic<int64_t> v[static_cast<int>(Counter::kCount)];
   std::atomic<bool> owned;
@@ -28,57 +28,43 @@ struct alignas(64) CounterBlock {
 };
 
 std::atomic<CounterBlock *> g_blocks{nullptr};
-pthread_key_t g_block_key;
-thread_local CounterBlock *t_block;
 
-// At the thread's end (a pthread key's destructor). A count after it, by
-// a destructor that runs later, takes a block again.
-void release_block(void *b) {
-  t_block = nullptr;
-  static_cast<CounterBlock *>(b)->owned.store(false,
-                                              std::memory_order_release);
-}
-
-// The calling thread's block, on its first count: a released one (its
-// values carried on), or a new one pushed onto the list.
-[[gnu::noinline]] CounterBlock *take_block() {
-  static Once key_made;
-  key_made.call([] {
-    if (pthread_key_create(&g_block_key, release_block) != 0)
-      die("fatal error: copystack: cannot create a thread key\n", -1, 0, 0,
-          0);
-  });
+// A thread's first count: a released block (its values carried on), or a
+// new one pushed onto the list.
+void *take_block() {
   CounterBlock *b = g_blocks.load(std::memory_order_acquire);
   for (; b; b = b->next) {
     bool free = false;
     if (!b->owned.load(std::memory_order_relaxed) &&
         b->owned.compare_exchange_strong(free, true,
                                          std::memory_order_acquire))
-      break;
+      return b;
   }
-  if (!b) {
-    b = new CounterBlock();
-    for (auto &v : b->v)
-      v.store(0, std::memory_order_relaxed);
-    b->owned.store(true, std::memory_order_relaxed);
-    b->next = g_blocks.load(std::memory_order_relaxed);
-    while (!g_blocks.compare_exchange_weak(b->next, b,
-                                           std::memory_order_release,
-                                           std::memory_order_relaxed)) {
-    }
+  b = new CounterBlock();
+  for (auto &v : b->v)
+    v.store(0, std::memory_order_relaxed);
+  b->owned.store(true, std::memory_order_relaxed);
+  b->next = g_blocks.load(std::memory_order_relaxed);
+  while (!g_blocks.compare_exchange_weak(b->next, b,
+                                         std::memory_order_release,
+                                         std::memory_order_relaxed)) {
   }
-  // A thread that never ends through pthread_exit (the main thread when
-  // the program exits) keeps its block: nothing is lost either way.
-  pthread_setspecific(g_block_key, b);
-  t_block = b;
   return b;
 }
+
+// The thread ends (a thread that never does, the main thread at exit,
+// keeps its block: nothing is lost either way).
+void release_block(void *b) {
+  static_cast<CounterBlock *>(b)->owned.store(false,
+                                              std::memory_order_release);
+}
+
+const SlotKind kCounterSlot{take_block, release_block};
 } // namespace
 
 void counter_add(Counter c, int64_t n) {
-  CounterBlock *b = t_block;
-  if (__builtin_expect(b == nullptr, 0))
-    b = take_block();
+  auto *b = static_cast<CounterBlock *>(thread_slot(kSlotCounters,
+                                                    kCounterSlot));
   std::atomic<int64_t> &v = b->v[static_cast<int>(c)];
   v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }

@@ -24,7 +24,7 @@ struct Worker;
 
 // The per-thread blocks of thread_heap.h, one slot per kind.
 enum ThreadSlot { kSlotStackCache, kSlotTaskCache, kSlotFrameCache,
-                  kSlotSanitizers, kNumThreadSlots };
+                  kSlotSanitizers, kSlotCounters, kNumThreadSlots };
 
 // They belong to the OS thread, not to the task context that a bound run
 // saves and restores by copying the Thread (scheduler.cc run_bound):
