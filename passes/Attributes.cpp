@@ -4,18 +4,45 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 
 namespace copystack {
 
+// No call in the function once the passes are done (loop polls, foreign
+// calls, the sanitizers' hooks and the memory intrinsics made calls are
+// calls by then): only intrinsics that are not llvm.localescape (whose
+// offsets the frame map reads from %rbp). Inline assembly counts as a call.
+static bool makesNoCalls(const Function &F) {
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      if (const auto *CB = dyn_cast<CallBase>(&I)) {
+        const Function *Callee = CB->getCalledFunction();
+        if (!Callee || !Callee->isIntrinsic() ||
+            Callee->getIntrinsicID() == Intrinsic::localescape)
+          return false;
+      }
+  return true;
+}
+
 void setAttributes(Function &F) {
   // A variadic shim has no prologue check (LLVM refuses one): its frame
   // fits the guard band's budget, and the body it calls checks at once.
   if (!F.hasFnAttribute(names::VarargShimAttr))
     F.addFnAttr("split-stack");
-  F.addFnAttr("frame-pointer", "all");
+  // Frames are walked through the %rbp chain, from call sites. A function
+  // that calls nothing is never on that chain while a stack moves (it has
+  // no call site, no loop poll, nothing that parks), so it keeps no frame
+  // pointer: a leaf that needs no stack then has no frame and no prologue
+  // check at all (LLVM checks only frames of nonzero size), and one that
+  // spills keeps the check. Calls the backend itself adds to such a
+  // function (a libcall for a 128-bit division, a math routine) reach code
+  // that never calls back into instrumented code, and a function that
+  // calls has a frame, so it is checked.
+  F.addFnAttr("frame-pointer", makesNoCalls(F) ? "none" : "all");
   // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
   // over-aligned locals are pinned, and AVX spills use unaligned moves.
   F.addFnAttr("no-realign-stack");

@@ -1,7 +1,8 @@
 ; In a shared library, a call to an interposable definition goes through
 ; the PLT; its lazy resolver would run on the task stack. Such definitions
 ; are bound at load time like declarations (nonlazybind: calls go through
-; the GOT); local and dso_local ones are called directly.
+; the GOT); local and dso_local ones are called directly. (Both call
+; nothing: no frame pointer.)
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
@@ -13,5 +14,5 @@ define i32 @interposable(i32 %n) {
 define dso_local i32 @bound(i32 %n) {
   ret i32 %n
 }
-; CHECK-DAG: attributes #[[NLB]] = { nonlazybind uwtable "frame-pointer"="all" "no-realign-stack" "split-stack" }
-; CHECK-DAG: attributes #[[PLAIN]] = { uwtable "frame-pointer"="all" "no-realign-stack" "split-stack" }
+; CHECK-DAG: attributes #[[NLB]] = { nonlazybind uwtable "frame-pointer"="none" "no-realign-stack" "split-stack" }
+; CHECK-DAG: attributes #[[PLAIN]] = { uwtable "frame-pointer"="none" "no-realign-stack" "split-stack" }

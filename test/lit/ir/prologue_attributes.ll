@@ -1,11 +1,26 @@
 ; An instrumented function gets LLVM's split-stack prologue, frame pointers,
 ; unwind tables, and the 24-byte prefix: map offset, ABI version, magic,
-; and the sanitizers' word, int3 filler without them.
+; and the sanitizers' word, int3 filler without them. A function that calls
+; nothing keeps no frame pointer: it is never on the %rbp chain the runtime
+; walks (frames are walked from call sites), and a leaf that needs no stack
+; then has no prologue check either.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
+declare void @g()
+
 ; CHECK: define void @f() #[[ATTRS:[0-9]+]] align 16 prefix <{ i32, i32, i64, i64 }> <{ i32 trunc (i64 sub (i64 ptrtoint (ptr @f.copystack.map to i64), i64 ptrtoint (ptr @f to i64)) to i32), i32 4, i64 7737593674106692459, i64 -3689348814741910324 }>
 define void @f() {
+  call void @g()
   ret void
 }
+
+; CHECK: define i32 @leaf(i32 %x) #[[LEAF:[0-9]+]] align 16 prefix
+define i32 @leaf(i32 %x) {
+  %y = call i32 @llvm.ctpop.i32(i32 %x)
+  ret i32 %y
+}
+declare i32 @llvm.ctpop.i32(i32)
+
 ; CHECK: attributes #[[ATTRS]] = { nonlazybind uwtable "frame-pointer"="all" "no-realign-stack" "split-stack" }
+; CHECK: attributes #[[LEAF]] = { nonlazybind uwtable "frame-pointer"="none" "no-realign-stack" "split-stack" }

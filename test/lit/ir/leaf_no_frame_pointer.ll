@@ -1,0 +1,41 @@
+; A function that calls nothing keeps no frame pointer (it is never on the
+; %rbp chain the runtime walks: frames are walked from call sites), so a
+; leaf that needs no stack has no frame and no prologue check. A call the
+; backend adds itself (a 128-bit division's libcall) gives the function a
+; frame, and so a check; a leaf with locals keeps both (its frame map
+; reads their offsets from %rbp).
+; RUN: %opt -passes=copystack %s | %llc -O2 -o - | FileCheck %s
+target triple = "x86_64-pc-linux-gnu"
+
+; CHECK-LABEL: leaf:
+; CHECK-NOT:   %fs:112
+; CHECK-NOT:   %rbp
+; CHECK:       retq
+define i32 @leaf(i32 %x) {
+  %y = call i32 @llvm.ctpop.i32(i32 %x)
+  ret i32 %y
+}
+declare i32 @llvm.ctpop.i32(i32)
+
+; CHECK-LABEL: div:
+; CHECK:       cmpq %fs:112, %rsp
+; CHECK-NOT:   %rbp
+; CHECK:       callq *__udivti3@GOTPCREL(%rip)
+; CHECK:       callq __morestack
+define i128 @div(i128 %a, i128 %b) {
+  %q = udiv i128 %a, %b
+  ret i128 %q
+}
+
+; CHECK-LABEL: locals:
+; CHECK:       cmpq %fs:112, %r11
+; CHECK:       pushq %rbp
+; CHECK:       movq %rsp, %rbp
+define i32 @locals(i32 %n) {
+  %a = alloca [64 x i32]
+  %p = getelementptr [64 x i32], ptr %a, i32 0, i32 %n
+  store volatile i32 %n, ptr %p
+  %q = getelementptr [64 x i32], ptr %a, i32 0, i32 3
+  %v = load volatile i32, ptr %q
+  ret i32 %v
+}
