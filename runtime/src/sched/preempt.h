@@ -19,7 +19,8 @@
 // it stopped (Go puts a preempted goroutine at the global queue's tail): a
 // task that spawns in a loop lets the tasks it spawned run and end, instead
 // of piling them up. Before the tasks queued after it, and before stealing
-// (preempted_take).
+// (preempted_take); and, so that a worker whose own queue never empties
+// does not starve it, first on every 30th look once its turn has come.
 //
 // A preempted task resumes on the thread it stopped on, and its stack does
 // not move until it does (core/shrink.cc looks for the stub's return

@@ -350,6 +350,12 @@ Task *look(Worker *w, bool take_runnext) {
     if (Task *t = second.get(w, 1))
       return t;
   }
+  // And this thread's preempted tasks, once their turn has come (the
+  // global queue handed out what it held when they stopped): a task that
+  // keeps this worker's own queue full does not starve them.
+  if (turn == 15 || turn == 45)
+    if (Task *t = preempted_take(false))
+      return t;
   if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
     return t;
   if (Task *t = runq_get(w))
