@@ -315,8 +315,8 @@ bool has_work() {
 
 // Wakes one idle worker, if any (Go's wakep). The fence pairs with the
 // idle registration in find_work: either the waker sees the worker idle,
-// or the worker sees the new task. A task put on the calling worker's own
-// queue needs no fence (nor has Go's newproc one): if the race is lost,
+// or the worker sees the new task. A task readied on the calling worker's
+// own queue needs no fence (nor has Go's ready()): if the race is lost,
 // the worker runs the task itself once its current task blocks, yields or
 // is preempted; the wake-up only buys parallelism. A task anywhere else
 // (the shared queues) could be left with nobody to run it.
@@ -793,7 +793,11 @@ void spawn(Task *t) {
     runq_put(w, t);
   else
     global_put(t);
-  wake_one(w != nullptr);
+  // With the fence, though the task is on this worker's own queue: without
+  // it spawn and join took 283 ns a task against 226 (Go 213; 9
+  // interleaved runs), where ping-pong's ready() gained from dropping it
+  // (226 -> 149 ns a round trip).
+  wake_one();
 }
 
 void run_main(Task *t) {
