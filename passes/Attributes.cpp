@@ -12,19 +12,128 @@ using namespace llvm;
 
 namespace copystack {
 
+// Intrinsics the x86-64 backend never turns into a call. The others may
+// become one (llvm.memcpy of a large or variable size, llvm.pow, llvm.fma
+// without FMA, llvm.floor without SSE4.1...), and a call to a routine the
+// program defines itself may be instrumented (a libc, freestanding code:
+// its own memset has a check and can move the stack with the caller's
+// frame on the walk).
+static bool neverACall(Intrinsic::ID ID) {
+  switch (ID) {
+  case Intrinsic::lifetime_start:
+  case Intrinsic::lifetime_end:
+  case Intrinsic::dbg_declare:
+  case Intrinsic::dbg_value:
+  case Intrinsic::dbg_label:
+  case Intrinsic::dbg_assign:
+  case Intrinsic::assume:
+  case Intrinsic::expect:
+  case Intrinsic::expect_with_probability:
+  case Intrinsic::experimental_noalias_scope_decl:
+  case Intrinsic::invariant_start:
+  case Intrinsic::invariant_end:
+  case Intrinsic::launder_invariant_group:
+  case Intrinsic::strip_invariant_group:
+  case Intrinsic::objectsize:
+  case Intrinsic::is_constant:
+  case Intrinsic::prefetch:
+  case Intrinsic::ctpop:
+  case Intrinsic::ctlz:
+  case Intrinsic::cttz:
+  case Intrinsic::bswap:
+  case Intrinsic::bitreverse:
+  case Intrinsic::fshl:
+  case Intrinsic::fshr:
+  case Intrinsic::abs:
+  case Intrinsic::smax:
+  case Intrinsic::smin:
+  case Intrinsic::umax:
+  case Intrinsic::umin:
+  case Intrinsic::sadd_with_overflow:
+  case Intrinsic::uadd_with_overflow:
+  case Intrinsic::ssub_with_overflow:
+  case Intrinsic::usub_with_overflow:
+  case Intrinsic::sadd_sat:
+  case Intrinsic::uadd_sat:
+  case Intrinsic::ssub_sat:
+  case Intrinsic::usub_sat:
+  case Intrinsic::fabs:
+  case Intrinsic::copysign:
+  case Intrinsic::memcpy_inline:
+  case Intrinsic::memset_inline:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Instructions the backend may lower to a call into a runtime routine the
+// program could define itself: arithmetic on types wider than the
+// machine's (128-bit division, conversions between floating point and
+// 128-bit integers, anything on fp128), frem (fmod), and atomics wider
+// than 8 bytes (libatomic).
+static bool mayBecomeCall(const Instruction &I) {
+  auto Quad = [](Type *T) {
+    T = T->getScalarType();
+    return T->isFP128Ty() || T->isPPC_FP128Ty();
+  };
+  auto Wide = [&](Type *T) {
+    return Quad(T) || (T->getScalarType()->isIntegerTy() &&
+                       T->getScalarType()->getIntegerBitWidth() > 64);
+  };
+  switch (I.getOpcode()) {
+  case Instruction::FRem:
+    return true;
+  case Instruction::UDiv:
+  case Instruction::SDiv:
+  case Instruction::URem:
+  case Instruction::SRem:
+  case Instruction::FPToSI:
+  case Instruction::FPToUI:
+  case Instruction::SIToFP:
+  case Instruction::UIToFP:
+  case Instruction::FPTrunc:
+  case Instruction::FPExt:
+    return Wide(I.getType()) || Wide(I.getOperand(0)->getType());
+  case Instruction::AtomicRMW:
+  case Instruction::AtomicCmpXchg:
+    return true; // 16-byte ones are libcalls without cx16; keep it simple
+  case Instruction::Load:
+    return cast<LoadInst>(I).isAtomic() && Wide(I.getType());
+  case Instruction::Store:
+    return cast<StoreInst>(I).isAtomic() &&
+           Wide(I.getOperand(0)->getType());
+  default:
+    if (Quad(I.getType()))
+      return true;
+    for (const Value *Op : I.operands())
+      if (Quad(Op->getType()))
+        return true;
+    return false;
+  }
+}
+
 // No call in the function once the passes are done (loop polls, foreign
-// calls, the sanitizers' hooks and the memory intrinsics made calls are
-// calls by then): only intrinsics that are not llvm.localescape (whose
-// offsets the frame map reads from %rbp). Inline assembly counts as a call.
+// calls and the sanitizers' hooks are calls by then), nor one the backend
+// may add: only intrinsics of the list above, none of the instructions
+// above, and no entry or exit hooks (-pg, -finstrument-functions), which
+// are added after this pass.
 static bool makesNoCalls(const Function &F) {
+  for (const char *Hook :
+       {"instrument-function-entry", "instrument-function-entry-inlined",
+        "instrument-function-exit", "instrument-function-exit-inlined"})
+    if (F.hasFnAttribute(Hook))
+      return false;
   for (const BasicBlock &BB : F)
-    for (const Instruction &I : BB)
+    for (const Instruction &I : BB) {
       if (const auto *CB = dyn_cast<CallBase>(&I)) {
         const Function *Callee = CB->getCalledFunction();
-        if (!Callee || !Callee->isIntrinsic() ||
-            Callee->getIntrinsicID() == Intrinsic::localescape)
+        if (!Callee || !neverACall(Callee->getIntrinsicID()))
           return false;
+      } else if (mayBecomeCall(I)) {
+        return false;
       }
+    }
   return true;
 }
 
@@ -38,10 +147,9 @@ void setAttributes(Function &F) {
   // no call site, no loop poll, nothing that parks), so it keeps no frame
   // pointer: a leaf that needs no stack then has no frame and no prologue
   // check at all (LLVM checks only frames of nonzero size), and one that
-  // spills keeps the check. Calls the backend itself adds to such a
-  // function (a libcall for a 128-bit division, a math routine) reach code
-  // that never calls back into instrumented code, and a function that
-  // calls has a frame, so it is checked.
+  // spills keeps the check. Anything the backend may turn into a call
+  // (makesNoCalls) keeps the frame pointer: the callee may be a routine
+  // the program defines, instrumented.
   F.addFnAttr("frame-pointer", makesNoCalls(F) ? "none" : "all");
   // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
   // over-aligned locals are pinned, and AVX spills use unaligned moves.

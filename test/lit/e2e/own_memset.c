@@ -3,7 +3,10 @@
 // the zeroing is written out as stores, never as a call to memset: memset's
 // own locals would recurse into it at -O0, where FastISel makes a call of
 // every memset intrinsic. Objects above the unrolled size get a loop, and
-// what they hold still survives the stack's growth.
+// what they hold still survives the stack's growth. A function whose only
+// call is one the backend makes of a memset intrinsic keeps its frame
+// pointer: that memset is this one, instrumented, and moves the stack
+// under it (in stress mode at every call).
 // RUN: %cc %s -o %t && %run %t | FileCheck %s
 #include "Inputs/check.h"
 #include <stddef.h>
@@ -30,12 +33,19 @@ __attribute__((noinline, weak)) int big_local(int k) {
   return sum; // 7: every other byte started as zero
 }
 
+__attribute__((noinline, weak)) char fill(char *p, size_t n, int c) {
+  memset(p, c, n); // the intrinsic, a call of a variable size
+  return p[n / 2];
+}
+
 static void run(void *arg) {
   (void)arg;
   char small[8];
   memset(small, 'a', 7);
   small[7] = 0;
   printf("%s %d\n", small, big_local(150));
+  char line[64];
+  printf("%c\n", fill(line, 40 + (int)(small[0] & 1), 'b'));
 }
 
 int main(void) {
@@ -44,4 +54,5 @@ int main(void) {
   return 0;
 }
 // CHECK: aaaaaaa 7
+// CHECK-NEXT: b
 // CHECK-NEXT: done

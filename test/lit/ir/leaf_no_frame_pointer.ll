@@ -1,9 +1,10 @@
 ; A function that calls nothing keeps no frame pointer (it is never on the
 ; %rbp chain the runtime walks: frames are walked from call sites), so a
-; leaf that needs no stack has no frame and no prologue check. A call the
-; backend adds itself (a 128-bit division's libcall) gives the function a
-; frame, and so a check; a leaf with locals keeps both (its frame map
-; reads their offsets from %rbp).
+; leaf that needs no stack has no frame and no prologue check. Whatever the
+; backend may turn into a call keeps the frame pointer (the callee may be
+; a routine the program defines, instrumented): a 128-bit division
+; (__udivti3), frem (fmod), a memset intrinsic. A leaf with locals keeps
+; it too (its frame map reads their offsets from %rbp).
 ; RUN: %opt -passes=copystack %s | %llc -O2 -o - | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
@@ -19,7 +20,7 @@ declare i32 @llvm.ctpop.i32(i32)
 
 ; CHECK-LABEL: div:
 ; CHECK:       cmpq %fs:112, %rsp
-; CHECK-NOT:   %rbp
+; CHECK:       pushq %rbp
 ; CHECK:       callq *__udivti3@GOTPCREL(%rip)
 ; CHECK:       callq __morestack
 define i128 @div(i128 %a, i128 %b) {
@@ -38,4 +39,24 @@ define i32 @locals(i32 %n) {
   %q = getelementptr [64 x i32], ptr %a, i32 0, i32 3
   %v = load volatile i32, ptr %q
   ret i32 %v
+}
+
+; A memset intrinsic may become a call (here: a variable size), and the
+; program may define memset itself, instrumented: a frame pointer.
+; CHECK-LABEL: fill:
+; CHECK:       pushq %rbp
+; CHECK:       memset
+define void @fill(ptr %p, i64 %n) {
+  call void @llvm.memset.p0.i64(ptr %p, i8 1, i64 %n, i1 false)
+  ret void
+}
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
+; So may frem (fmod).
+; CHECK-LABEL: rem:
+; CHECK:       pushq %rbp
+; CHECK:       fmod
+define double @rem(double %a, double %b) {
+  %r = frem double %a, %b
+  ret double %r
 }
