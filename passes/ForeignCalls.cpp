@@ -1,6 +1,8 @@
 //===- ForeignCalls.cpp - run foreign code on the system stack -----------===//
 #include "ForeignCalls.h"
 
+#include "ArgLayout.h"
+#include "Names.h"
 #include "copystack/abi.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -42,12 +44,90 @@ FrameShape frameShape(CallBase &CB, bool Indirect) {
   return S;
 }
 
-FunctionCallee foreignTrampoline(Module &M) {
-  LLVMContext &Ctx = M.getContext();
-  PointerType *Ptr = PointerType::get(Ctx, 0);
-  return M.getOrInsertFunction(
-      names::ForeignCall,
-      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr}, false));
+/// Whether a result of type T comes back in %rax, %rdx, %xmm0 and %xmm1
+/// only: the registers the trampoline keeps on every path (switch.S).
+bool resultInRegisters(Type *T, unsigned &GPRs, unsigned &XMMs) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    for (Type *E : ST->elements())
+      if (!resultInRegisters(E, GPRs, XMMs))
+        return false;
+    return true;
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T)) {
+    for (uint64_t I = 0, E = AT->getNumElements(); I != E; ++I)
+      if (!resultInRegisters(AT->getElementType(), GPRs, XMMs))
+        return false;
+    return true;
+  }
+  if (T->isPointerTy() || (T->isIntegerTy() && T->getIntegerBitWidth() <= 64))
+    return ++GPRs <= 2;
+  if (T->isIntegerTy(128))
+    return (GPRs += 2) <= 2;
+  if (T->isHalfTy() || T->isBFloatTy() || T->isFloatTy() || T->isDoubleTy())
+    return ++XMMs <= 2;
+  if (auto *VT = dyn_cast<FixedVectorType>(T)) {
+    uint64_t Bits = VT->getPrimitiveSizeInBits().getFixedValue();
+    return (Bits == 64 || Bits == 128) && ++XMMs <= 2;
+  }
+  return false; // x86_fp80 (%st0), fp128, wider vectors: through memory
+}
+
+} // namespace
+
+bool passesInRegisters(const CallBase &CB) {
+  if (CB.getCallingConv() != CallingConv::C || CB.hasOperandBundles() ||
+      CB.isMustTailCall())
+    return false;
+  ArgLayout L = computeCallLayout(CB);
+  if (L.Conservative || L.StackBytes != 0)
+    return false;
+  // The target goes first: an sret must stay on the first two parameters.
+  for (unsigned I = 1, E = CB.arg_size(); I < E; ++I)
+    if (CB.paramHasAttr(I, Attribute::StructRet))
+      return false;
+  if (CB.getType()->isVoidTy())
+    return true;
+  unsigned GPRs = 0, XMMs = 0;
+  return resultInRegisters(CB.getType(), GPRs, XMMs);
+}
+
+CallBase *createForeignCall(IRBuilderBase &B, FunctionType *FT, Value *Target,
+                            ArrayRef<Value *> Args, AttributeList Attrs,
+                            BasicBlock *Normal, BasicBlock *Unwind) {
+  LLVMContext &Ctx = B.getContext();
+  Module &M = *B.GetInsertBlock()->getModule();
+  SmallVector<Type *, 8> Params{PointerType::get(Ctx, 0)};
+  Params.append(FT->param_begin(), FT->param_end());
+  auto *Ty = FunctionType::get(FT->getReturnType(), Params, FT->isVarArg());
+  SmallVector<Value *, 8> Ops{Target};
+  Ops.append(Args.begin(), Args.end());
+  SmallVector<AttributeSet, 8> ParamAttrs{
+      AttributeSet::get(Ctx, {Attribute::get(Ctx, Attribute::Nest)})};
+  for (unsigned I = 0, E = Args.size(); I != E; ++I)
+    ParamAttrs.push_back(Attrs.getParamAttrs(I));
+  AttributeList CallAttrs =
+      AttributeList::get(Ctx, AttributeSet(), Attrs.getRetAttrs(), ParamAttrs);
+  // The declaration's own type is a placeholder: every call states its own
+  // (the callee's signature, the target first).
+  FunctionCallee Trampoline = M.getOrInsertFunction(
+      names::ForeignCall, FunctionType::get(Type::getVoidTy(Ctx), false));
+  CallBase *Call;
+  if (Normal)
+    Call = B.CreateInvoke(Ty, Trampoline.getCallee(), Normal, Unwind, Ops);
+  else
+    Call = B.CreateCall(Ty, Trampoline.getCallee(), Ops);
+  Call->setAttributes(CallAttrs);
+  return Call;
+}
+
+namespace {
+
+/// The thunk path: thunk(frame), the thunk in %r10 and the frame in %rdi.
+CallBase *callThunk(IRBuilderBase &B, Function *Thunk, Value *Frame,
+                    BasicBlock *Normal = nullptr,
+                    BasicBlock *Unwind = nullptr) {
+  return createForeignCall(B, Thunk->getFunctionType(), Thunk, {Frame},
+                           AttributeList(), Normal, Unwind);
 }
 
 } // namespace
@@ -108,6 +188,18 @@ public:
 
   /// Replaces CB by a foreign call through the system stack.
   void makeForeign(CallBase &CB, Function *Callee) {
+    if (passesInRegisters(CB)) {
+      IRBuilder<> B(&CB);
+      B.SetCurrentDebugLocation(CB.getDebugLoc());
+      auto *II = dyn_cast<InvokeInst>(&CB);
+      CallBase *NC =
+          registerCall(B, CB, Callee, II ? II->getNormalDest() : nullptr,
+                       II ? II->getUnwindDest() : nullptr);
+      NC->takeName(&CB);
+      CB.replaceAllUsesWith(NC);
+      CB.eraseFromParent();
+      return;
+    }
     FrameShape S = frameShape(CB, !Callee);
     Function *Thunk = TC.get(CB, Callee, S.Ty);
     AllocaInst *Frame = frameFor(S.Ty);
@@ -126,9 +218,8 @@ public:
     storeArgs(B, CB, S, Frame);
     BasicBlock *Cont = BasicBlock::Create(F.getContext(), "foreign.cont", &F,
                                           II->getNormalDest());
-    InvokeInst *Inv = B.CreateInvoke(foreignTrampoline(M), Cont,
-                                     II->getUnwindDest(), {Thunk, Frame});
-    Inv->setDebugLoc(II->getDebugLoc());
+    callThunk(B, Thunk, Frame, Cont, II->getUnwindDest())
+        ->setDebugLoc(II->getDebugLoc());
     IRBuilder<> CB2(Cont);
     CB2.SetCurrentDebugLocation(II->getDebugLoc());
     Value *R = loadResult(CB2, CB, S, Frame);
@@ -141,9 +232,15 @@ public:
 
   /// Tests the callee's prefix at run time.
   void dispatch(CallBase &CB, Function *Callee) {
-    FrameShape S = frameShape(CB, !Callee);
-    Function *Thunk = TC.get(CB, Callee, S.Ty);
-    AllocaInst *Frame = frameFor(S.Ty);
+    bool InRegisters = passesInRegisters(CB);
+    FrameShape S;
+    Function *Thunk = nullptr;
+    AllocaInst *Frame = nullptr;
+    if (!InRegisters) {
+      S = frameShape(CB, !Callee);
+      Thunk = TC.get(CB, Callee, S.Ty);
+      Frame = frameFor(S.Ty);
+    }
     Value *Target = CB.getCalledOperand();
     IRBuilder<> B(&CB);
     B.SetCurrentDebugLocation(CB.getDebugLoc());
@@ -157,7 +254,14 @@ public:
       CI->moveBefore(ThenTerm);
       IRBuilder<> EB(ElseTerm);
       EB.SetCurrentDebugLocation(CI->getDebugLoc());
-      Value *R = emitCall(EB, CB, S, Frame, Thunk, /*Lifetime=*/true);
+      Value *R = nullptr;
+      if (InRegisters) {
+        CallBase *NC = registerCall(EB, CB, Callee);
+        if (!CB.getType()->isVoidTy())
+          R = NC;
+      } else {
+        R = emitCall(EB, CB, S, Frame, Thunk, /*Lifetime=*/true);
+      }
       if (R) {
         PHINode *Phi = PHINode::Create(CI->getType(), 2, "", Tail->begin());
         CI->replaceAllUsesWith(Phi);
@@ -187,13 +291,20 @@ public:
 
     IRBuilder<> XB(Foreign);
     XB.SetCurrentDebugLocation(II->getDebugLoc());
-    storeArgs(XB, CB, S, Frame);
-    InvokeInst *Inv =
-        XB.CreateInvoke(foreignTrampoline(M), FCont, Unwind, {Thunk, Frame});
-    Inv->setDebugLoc(II->getDebugLoc());
+    Value *R = nullptr;
+    if (InRegisters) {
+      CallBase *NC = registerCall(XB, CB, Callee, FCont, Unwind);
+      if (!CB.getType()->isVoidTy())
+        R = NC;
+    } else {
+      storeArgs(XB, CB, S, Frame);
+      callThunk(XB, Thunk, Frame, FCont, Unwind)
+          ->setDebugLoc(II->getDebugLoc());
+    }
     IRBuilder<> CB2(FCont);
     CB2.SetCurrentDebugLocation(II->getDebugLoc());
-    Value *R = loadResult(CB2, CB, S, Frame);
+    if (!InRegisters)
+      R = loadResult(CB2, CB, S, Frame);
     CB2.CreateBr(Join);
 
     IRBuilder<> JB(Join);
@@ -227,6 +338,23 @@ private:
   Function &F;
   Module &M;
   ThunkCache &TC;
+
+  /// CB's call made as it stands through the trampoline (passesInRegisters):
+  /// a call, or an invoke to Normal and Unwind.
+  CallBase *registerCall(IRBuilder<> &B, CallBase &CB, Function *Callee,
+                         BasicBlock *Normal = nullptr,
+                         BasicBlock *Unwind = nullptr) {
+    Value *Target = Callee ? Callee : CB.getCalledOperand();
+    SmallVector<Value *, 8> Args(CB.args());
+    CallBase *Call = createForeignCall(B, CB.getFunctionType(), Target, Args,
+                                       CB.getAttributes(), Normal, Unwind);
+    Call->setDebugLoc(CB.getDebugLoc());
+    if (isa<CallInst>(Call) && CB.doesNotThrow())
+      Call->setDoesNotThrow();
+    if (isa<CallInst>(Call) && CB.doesNotReturn())
+      Call->setDoesNotReturn();
+    return Call;
+  }
 
   AllocaInst *frameFor(StructType *Ty) {
     BasicBlock &Entry = F.getEntryBlock();
@@ -272,7 +400,7 @@ private:
     if (Lifetime)
       B.CreateLifetimeStart(Frame, cast<ConstantInt>(Size));
     storeArgs(B, CB, S, Frame);
-    CallInst *Call = B.CreateCall(foreignTrampoline(M), {Thunk, Frame});
+    CallBase *Call = callThunk(B, Thunk, Frame);
     if (CB.doesNotThrow())
       Call->setDoesNotThrow();
     if (CB.doesNotReturn())

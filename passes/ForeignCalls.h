@@ -6,12 +6,24 @@
 //
 //     %r = call T @printf(ptr %fmt, i32 %x)
 //
-// becomes a store of the arguments into a frame on the task stack and a call
-// to the runtime trampoline, which switches to the worker's system stack and
-// calls a thunk generated here to make the real call from there:
+// becomes a call of the runtime trampoline with the callee's own signature
+// and the target as a first `nest` argument, which LLVM passes in %r10. The
+// trampoline switches to the worker's system stack and calls %r10 with
+// every argument register as it found them, and returns the result
+// registers unchanged (switch.S):
 //
-//     store ptr %fmt, ... ; store i32 %x, ...
-//     call void @__copystack_foreign_call(ptr @__copystack.thunk.N, ptr %frame)
+//     %r = call i32 (ptr, ptr, i32) @__copystack_foreign_call_r10(
+//              ptr nest @printf, ptr %fmt, i32 %x)
+//
+// A call that passes anything in memory (stack arguments: byval, x86_fp80,
+// a seventh integer argument) or returns it anywhere but %rax, %rdx, %xmm0
+// and %xmm1 (x86_fp80 in %st0), or has operand bundles (kcfi), stores its
+// arguments into a frame on the task stack instead and has a thunk generated
+// here make the real call from the system stack:
+//
+//     store ptr %fmt, ... ; store x86_fp80 %x, ...
+//     call void (ptr, ptr) @__copystack_foreign_call_r10(
+//              ptr nest @__copystack.thunk.N, ptr %frame)
 //     %r = load T, ...
 //
 // Calls whose target is only known at run time (declarations that another
@@ -28,6 +40,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
 
 #include <tuple>
 
@@ -53,6 +66,20 @@ private:
   llvm::DenseMap<Key, llvm::Function *> Thunks;
   unsigned Next = 0;
 };
+
+/// Whether CB can go through the trampoline as it stands: a C call whose
+/// arguments are all in registers and whose result comes back in %rax,
+/// %rdx, %xmm0 and %xmm1 only.
+bool passesInRegisters(const llvm::CallBase &CB);
+
+/// A call (or, with Normal, an invoke) of Target(Args), FT's signature with
+/// Attrs' argument and result attributes, through the trampoline.
+llvm::CallBase *createForeignCall(llvm::IRBuilderBase &B,
+                                  llvm::FunctionType *FT, llvm::Value *Target,
+                                  llvm::ArrayRef<llvm::Value *> Args,
+                                  llvm::AttributeList Attrs,
+                                  llvm::BasicBlock *Normal = nullptr,
+                                  llvm::BasicBlock *Unwind = nullptr);
 
 struct ForeignCallStats {
   unsigned Foreign = 0;

@@ -1,5 +1,6 @@
 //===- PinnedAllocas.cpp - locals that live off the copyable stack -------===//
 #include "PinnedAllocas.h"
+#include "ForeignCalls.h"
 #include "Names.h"
 #include "VaListSlots.h"
 
@@ -215,11 +216,8 @@ private:
 
   void foreignCall(IRBuilder<> &B, StringRef Name) {
     FunctionCallee Fn = runtime(Name);
-    CallInst *Call = B.CreateCall(
-        M.getOrInsertFunction(
-            names::ForeignCall,
-            FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr}, false)),
-        {Fn.getCallee(), Req});
+    CallBase *Call = createForeignCall(B, Fn.getFunctionType(),
+                                       Fn.getCallee(), {Req}, AttributeList());
     Call->setDoesNotThrow();
   }
 

@@ -35,7 +35,7 @@
 
 /* Bumped whenever a table layout or a symbol's contract changes. A runtime
  * refuses maps of another version with a message naming the function. */
-#define COPYSTACK_ABI_VERSION 4
+#define COPYSTACK_ABI_VERSION 5
 
 /* Offset of glibc's tcbhead_t.__private_ss on x86-64: the stack limit LLVM's
  * split-stack prologue compares against. 0 outside a copyable stack, so
@@ -68,7 +68,7 @@
 /* The runtime's entry points that instrumented code calls by name
  * (passes/ emits the calls, runtime/src defines them). */
 #define COPYSTACK_SYM_MORESTACK "__morestack"
-#define COPYSTACK_SYM_FOREIGN_CALL "__copystack_foreign_call"
+#define COPYSTACK_SYM_FOREIGN_CALL "__copystack_foreign_call_r10"
 #define COPYSTACK_SYM_LANDING_PAD "__copystack_landing_pad"
 #define COPYSTACK_SYM_PARK "__copystack_park"
 #define COPYSTACK_SYM_PIN_GROW "__copystack_pin_grow"

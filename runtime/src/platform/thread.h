@@ -60,7 +60,7 @@ struct Thread {
   uint64_t run_seq;
   // The run_seq of the task the monitor asked to yield (atomic), when it
   // found the thread in a foreign call or the runtime: honoured when the
-  // call returns to the task (__copystack_foreign_call puts the preemption
+  // call returns to the task (__copystack_foreign_call_r10 puts the preemption
   // limit back instead of the task's), and at the next growth.
   uint64_t preempt_seq;
   ThreadSlots slots;
@@ -128,7 +128,10 @@ void __copystack_task_start();
 extern char __copystack_task_return[];
 // Where a task stopped by __copystack_preempt resumes (sched/preempt.h).
 extern char __copystack_preempt_resume[];
-void __copystack_foreign_call(void (*thunk)(void *), void *frame);
+// fn(arg) on the thread's own stack: the entry of a task whose function
+// is foreign code. (__copystack_foreign_call_r10 itself takes its target in
+// %r10 and has no C signature: switch.S.)
+void __copystack_foreign_entry(void (*fn)(void *), void *arg);
 }
 
 #endif

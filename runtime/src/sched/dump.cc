@@ -125,7 +125,7 @@ void walk_suspended(Frames &f, const Task *t) {
     return;
   if (sf->ret == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {
     f.not_started = true;
-    f.entry = sf->r13 == reinterpret_cast<uintptr_t>(&__copystack_foreign_call)
+    f.entry = sf->r13 == reinterpret_cast<uintptr_t>(&__copystack_foreign_entry)
                   ? sf->r14
                   : sf->r13;
     return;

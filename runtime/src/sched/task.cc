@@ -221,7 +221,7 @@ Task *init_task_for(Task *t, void (*fn)(void *), void *arg, size_t hint) {
     // hands it to the thread's own stack.
     a1 = a0;
     a0 = entry;
-    entry = reinterpret_cast<uintptr_t>(&__copystack_foreign_call);
+    entry = reinterpret_cast<uintptr_t>(&__copystack_foreign_entry);
     start = COPYSTACK_MIN_STACK;
   } else {
     t->site = spawn_site(reinterpret_cast<uintptr_t>(fn));

@@ -116,7 +116,7 @@ static_assert(sizeof(Task) <= 224, "a task structure stays small");
 
 // A new task that will call entry(a0, a1, a2) on a stack of start_size
 // bytes. entry must be instrumented; for foreign code use
-// __copystack_foreign_call as entry with (thunk, frame) as arguments.
+// __copystack_foreign_entry as entry with (fn, arg) as arguments.
 Task *create_task(uintptr_t entry, uintptr_t a0, uintptr_t a1, uintptr_t a2,
                   size_t start_size);
 // A task for fn(arg), handing foreign code to the thread's stack. Its stack

@@ -6,7 +6,7 @@ target triple = "x86_64-pc-linux-gnu"
 declare i64 @read(i32, ptr nocapture, i64)
 
 ; CHECK-LABEL: define i64 @f(
-; CHECK:       call void @__copystack_foreign_call(ptr @__copystack.thunk.0.read
+; CHECK:       call {{.*}}i64 @__copystack_foreign_call_r10(ptr nest @read,
 ; CHECK-NOT:   __copystack_blocking_read
 define i64 @f(i32 %fd, ptr %buf) {
   %n = call i64 @read(i32 %fd, ptr %buf, i64 64)

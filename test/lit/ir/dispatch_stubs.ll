@@ -57,5 +57,5 @@ define weak i32 @weakdef(i32 %x) {
 ; CHECK-SAME:  comdat
 ; CHECK:       load i64, ptr getelementptr (i8, ptr @ext, i64 -16)
 ; CHECK:       call i32 @ext(ptr %0, i32 %1)
-; CHECK:       call void @__copystack_foreign_call(
+; CHECK:       call i32 @__copystack_foreign_call_r10(ptr nest @ext, ptr %0, i32 %1)
 ; CHECK-LABEL: define weak hidden noalias ptr @__copystack_dispatch.alloc(i64 %0)

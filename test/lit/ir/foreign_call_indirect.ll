@@ -1,17 +1,27 @@
-; An indirect call dispatches on the callee's prefix too; its thunk takes
-; the callee from the frame.
+; An indirect call dispatches on the callee's prefix too. Through the
+; trampoline the target is the nest argument; a thunk, when the call passes
+; anything in memory, takes the callee from the frame.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define void @f(ptr %fn)
 ; CHECK:       getelementptr i8, ptr %fn, i64 -16
 ; CHECK:       call void %fn(i32 1)
-; CHECK:       store ptr %fn, ptr
-; CHECK:       call void @__copystack_foreign_call(ptr @__copystack.thunk.0,
+; CHECK:       call void @__copystack_foreign_call_r10(ptr nest %fn, i32 1)
 define void @f(ptr %fn) {
   call void %fn(i32 1)
   ret void
 }
+
+; CHECK-LABEL: define void @g(ptr %fn, x86_fp80 %x)
+; CHECK:       getelementptr i8, ptr %fn, i64 -16
+; CHECK:       call void %fn(x86_fp80 %x)
+; CHECK:       store ptr %fn, ptr
+; CHECK:       call void @__copystack_foreign_call_r10(ptr nest @__copystack.thunk.0,
+define void @g(ptr %fn, x86_fp80 %x) {
+  call void %fn(x86_fp80 %x)
+  ret void
+}
 ; CHECK-LABEL: define internal void @__copystack.thunk.0(ptr %0)
 ; CHECK:       %[[T:.*]] = load ptr, ptr
-; CHECK:       call void %[[T]](i32
+; CHECK:       call void %[[T]](x86_fp80

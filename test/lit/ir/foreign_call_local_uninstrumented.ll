@@ -12,7 +12,7 @@ define internal i32 @saves_context(ptr %ctx) {
 
 ; CHECK-LABEL: define i32 @f(ptr %ctx)
 ; CHECK-NOT:   icmp eq i64
-; CHECK:       call void @__copystack_foreign_call(ptr @__copystack.thunk.0.saves_context,
+; CHECK:       call {{.*}} @__copystack_foreign_call_r10(ptr nest @saves_context,
 define i32 @f(ptr %ctx) {
   %r = call i32 @saves_context(ptr %ctx)
   ret i32 %r

@@ -9,7 +9,7 @@ target triple = "x86_64-pc-linux-gnu"
 
 declare void @g()
 
-; CHECK: define void @f() #[[ATTRS:[0-9]+]] align 16 prefix <{ i32, i32, i64, i64 }> <{ i32 trunc (i64 sub (i64 ptrtoint (ptr @f.copystack.map to i64), i64 ptrtoint (ptr @f to i64)) to i32), i32 4, i64 7737593674106692459, i64 -3689348814741910324 }>
+; CHECK: define void @f() #[[ATTRS:[0-9]+]] align 16 prefix <{ i32, i32, i64, i64 }> <{ i32 trunc (i64 sub (i64 ptrtoint (ptr @f.copystack.map to i64), i64 ptrtoint (ptr @f to i64)) to i32), i32 5, i64 7737593674106692459, i64 -3689348814741910324 }>
 define void @f() {
   call void @g()
   ret void

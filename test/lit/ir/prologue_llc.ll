@@ -10,7 +10,7 @@ target triple = "x86_64-pc-linux-gnu"
 declare void @g(ptr)
 
 ; CHECK:      .long	f.copystack.map-f
-; CHECK-NEXT: .long	4
+; CHECK-NEXT: .long	5
 ; CHECK-NEXT: .quad	7737593674106692459
 ; CHECK-NEXT: .quad	-3689348814741910324
 ; CHECK-NEXT: f:
@@ -21,7 +21,7 @@ declare void @g(ptr)
 ; MAP-NEXT: .section .rodata,"a",@progbits
 ; MAP-NEXT: .p2align 2
 ; MAP-NEXT: f.copystack.map:
-; MAP-NEXT: .long 4
+; MAP-NEXT: .long 5
 ; MAP-NEXT: .long 0
 ; MAP-NEXT: .long (.Lf.copystack.name-f.copystack.map)-8
 ; MAP-NEXT: .long (f.copystack.resolve-f.copystack.map)-12

@@ -14,7 +14,7 @@ declare void @__ubsan_handle_add_overflow(ptr, i64, i64)
 ; CHECK-NEXT:  call void @__tsan_read8(ptr %p)
 ; CHECK-NEXT:  call void @__asan_report_store4(i64 %a)
 ; CHECK-NOT:   getelementptr (i8, ptr @__ubsan_handle_add_overflow
-; CHECK:       call void @__copystack_foreign_call(ptr @__copystack.thunk.0.__ubsan_handle_add_overflow,
+; CHECK:       call void @__copystack_foreign_call_r10(ptr nest @__ubsan_handle_add_overflow,
 define void @f(ptr %p, i64 %a) {
   call void @__tsan_func_entry(ptr null)
   call void @__tsan_read8(ptr %p)

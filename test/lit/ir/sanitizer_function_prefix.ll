@@ -5,7 +5,7 @@
 ; RUN: %opt -passes=copystack %s | %llc -O2 -o - | FileCheck %s --check-prefix=ASM
 target triple = "x86_64-pc-linux-gnu"
 
-; CHECK: define void @f() {{.*}}prefix <{ i32, i32, i64, <{ i32, i32 }> }> <{ {{.*}}, i32 4, i64 7737593674106692459, <{ i32, i32 }> <{ i32 -1056584962, i32 1234 }> }>
+; CHECK: define void @f() {{.*}}prefix <{ i32, i32, i64, <{ i32, i32 }> }> <{ {{.*}}, i32 5, i64 7737593674106692459, <{ i32, i32 }> <{ i32 -1056584962, i32 1234 }> }>
 ; CHECK-NOT: !func_sanitize
 ; CHECK-SAME: {
 define void @f() !func_sanitize !0 {

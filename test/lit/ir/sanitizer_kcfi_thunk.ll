@@ -5,7 +5,7 @@ target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define void @f(ptr %fn)
 ; CHECK:       call void %fn(i32 1) [ "kcfi"(i32 99) ]
-; CHECK:       call void @__copystack_foreign_call(ptr @__copystack.thunk.0,
+; CHECK:       call void @__copystack_foreign_call_r10(ptr nest @__copystack.thunk.0,
 define void @f(ptr %fn) !kcfi_type !0 {
   call void %fn(i32 1) [ "kcfi"(i32 99) ]
   ret void

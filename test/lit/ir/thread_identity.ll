@@ -62,7 +62,7 @@ define i1 @moved() {
 ; CHECK:       "copystack-inplace"
 
 ; In a shared object it is a foreign call.
-; SHARED:      call void @__copystack_foreign_call(ptr @__copystack.thunk
+; SHARED:      call {{.*}}@__copystack_foreign_call_r10(ptr nest
 ; SHARED-NOT:  "copystack-inplace"
 
 !llvm.module.flags = !{!0, !1}

@@ -16,12 +16,22 @@
  *       the task done and switches back for good. The address after its call
  *       is __copystack_task_return: the end of every stack walk.
  *
- *   void __copystack_foreign_call(void (*thunk)(void *), void *frame);
- *       Calls thunk(frame) on the thread's own stack with the limit at 0, then
- *       returns to the task stack and its limit. Outside a task (limit 0) it
- *       is a plain tail call. Its CFI (and that of on_thread_stack, the frame
+ *   __copystack_foreign_call_r10: target in %r10, arguments as for target
+ *       Calls the function at %r10 on the thread's own stack with the limit
+ *       at 0, with the argument registers as the caller left them (%rdi,
+ *       %rsi, %rdx, %rcx, %r8, %r9, %xmm0-7, %al), and returns its result
+ *       registers (%rax, %rdx, %xmm0, %xmm1) to the task stack and its
+ *       limit. Instrumented code calls it as the callee's own C signature
+ *       with the target as a first `nest` argument, which LLVM passes in
+ *       %r10 (docs/abi.md, "Foreign calls"): no argument passes through
+ *       memory. Clobbers %r10 and %r11. Outside a task (limit 0) it is a
+ *       plain tail call. Its CFI (and that of on_thread_stack, the frame
  *       that switches) lets unwinders and debuggers go from the thread's
  *       stack back into the task's frames. Uses 40 bytes of the task stack.
+ *
+ *   void __copystack_foreign_entry(void (*fn)(void *), void *arg);
+ *       fn(arg) through __copystack_foreign_call_r10: the entry of a task whose
+ *       function is foreign code (task.cc).
  *
  *   void __copystack_park(void (*then)(void *), void *arg);
  *       Go's gopark: called by instrumented code on a task stack, saves the
@@ -63,13 +73,13 @@
 	.weak	__sanitizer_start_switch_fiber
 	.weak	__tsan_ignore_thread_begin
 
-	/* Sets ZF when neither is: clobbers %rcx. */
-	.macro	no_sanitizer
-	movq	__sanitizer_start_switch_fiber@GOTPCREL(%rip), %rcx
-	testq	%rcx, %rcx
+	/* Sets ZF when neither is: clobbers reg. */
+	.macro	no_sanitizer reg
+	movq	__sanitizer_start_switch_fiber@GOTPCREL(%rip), \reg
+	testq	\reg, \reg
 	jnz	9f
-	movq	__tsan_ignore_thread_begin@GOTPCREL(%rip), %rcx
-	testq	%rcx, %rcx
+	movq	__tsan_ignore_thread_begin@GOTPCREL(%rip), \reg
+	testq	\reg, \reg
 9:
 	.endm
 
@@ -132,30 +142,31 @@ __copystack_task_return:
 	.size	__copystack_task_start, .-__copystack_task_start
 
 	.p2align 4
-	.globl	__copystack_foreign_call
-	.type	__copystack_foreign_call,@function
-__copystack_foreign_call:
+	.globl	__copystack_foreign_call_r10
+	.type	__copystack_foreign_call_r10,@function
+__copystack_foreign_call_r10:
+.Lforeign_call:
 	.cfi_startproc
-	movq	TCB_LIMIT, %rax
-	testq	%rax, %rax
+	movq	TCB_LIMIT, %r11
+	testq	%r11, %r11
 	jz	.Lin_place
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	pushq	%rax			/* the task's limit, restored below */
+	pushq	%r11			/* the task's limit, restored below */
 	subq	$8, %rsp		/* the call below pushes 8 more: aligned */
 	call	on_thread_stack
-	movq	-8(%rbp), %rax
 	/* The monitor asked this run to yield while it was in the call
 	 * (sched/preempt.h): the task's next check fails instead. */
-	movq	__copystack_thread@gottpoff(%rip), %rcx
-	movq	%fs:THREAD_PREEMPT_SEQ(%rcx), %rdx
-	cmpq	%fs:THREAD_RUN_SEQ(%rcx), %rdx
+	movq	__copystack_thread@gottpoff(%rip), %r10
+	movq	%fs:THREAD_PREEMPT_SEQ(%r10), %r11
+	cmpq	%fs:THREAD_RUN_SEQ(%r10), %r11
 	je	.Lpreempt_asked
+	movq	-8(%rbp), %r11
 .Lback_on_task:
-	movq	%rax, TCB_LIMIT
+	movq	%r11, TCB_LIMIT
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -164,16 +175,25 @@ __copystack_foreign_call:
 .Lpreempt_asked:
 	.cfi_def_cfa %rbp, 16
 	.cfi_offset %rbp, -16
-	movq	$-2, %rax		/* COPYSTACK_PREEMPT_LIMIT (preempt.cc) */
+	movq	$-2, %r11		/* COPYSTACK_PREEMPT_LIMIT (preempt.cc) */
 	jmp	.Lback_on_task
 .Lin_place:
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
-	movq	%rdi, %rax
-	movq	%rsi, %rdi
-	jmp	*%rax
+	jmp	*%r10
 	.cfi_endproc
-	.size	__copystack_foreign_call, .-__copystack_foreign_call
+	.size	__copystack_foreign_call_r10, .-__copystack_foreign_call_r10
+
+	.p2align 4
+	.globl	__copystack_foreign_entry
+	.type	__copystack_foreign_entry,@function
+__copystack_foreign_entry:
+	.cfi_startproc
+	movq	%rdi, %r10
+	movq	%rsi, %rdi
+	jmp	.Lforeign_call
+	.cfi_endproc
+	.size	__copystack_foreign_entry, .-__copystack_foreign_entry
 
 	/* The part of a foreign call that leaves the task stack, a function of
 	 * its own: its frame is where a backtrace crosses from the thread's
@@ -182,9 +202,10 @@ __copystack_foreign_call:
 	 * the backtrace go on into frames at addresses below this one (gdb
 	 * otherwise stops with "previous frame inner to this frame"), and
 	 * unwinders look up its caller at the return address itself, which
-	 * here is an instruction inside __copystack_foreign_call. C++
+	 * here is an instruction inside __copystack_foreign_call_r10. C++
 	 * exceptions thrown by the foreign code unwind through both frames
-	 * into the task's. */
+	 * into the task's. Touches no argument register but %r10 (the target)
+	 * and %r11, and no result register after the call. */
 	.p2align 4
 	.type	on_thread_stack,@function
 on_thread_stack:
@@ -195,20 +216,18 @@ on_thread_stack:
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	movq	%rdi, %rax
-	movq	%rsi, %rdi
-	movq	__copystack_thread@gottpoff(%rip), %rcx
-	movq	%rsp, %fs:THREAD_FOREIGN_SP(%rcx)
-	incq	%fs:THREAD_FOREIGN_SEQ(%rcx)
-	movq	%fs:THREAD_SCHED_SP(%rcx), %rsp
+	movq	__copystack_thread@gottpoff(%rip), %r11
+	movq	%rsp, %fs:THREAD_FOREIGN_SP(%r11)
+	incq	%fs:THREAD_FOREIGN_SEQ(%r11)
+	movq	%fs:THREAD_SCHED_SP(%r11), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT
-	no_sanitizer
+	no_sanitizer %r11
 	jnz	.Lsanitized
-	call	*%rax
+	call	*%r10
 .Lreturned:
-	movq	__copystack_thread@gottpoff(%rip), %rcx
-	movq	$0, %fs:THREAD_FOREIGN_SP(%rcx)
+	movq	__copystack_thread@gottpoff(%rip), %r11
+	movq	$0, %fs:THREAD_FOREIGN_SP(%r11)
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -218,16 +237,54 @@ on_thread_stack:
 	/* A sanitizer is linked in: it learns that the call runs on the
 	 * thread's stack, and that the task's is current again after it (an
 	 * exception or a longjmp that skips the second tells it in the
-	 * landing pad). */
+	 * landing pad). Both are C calls: the argument registers, then the
+	 * result registers, wait in memory meanwhile. */
 	.cfi_def_cfa %rbp, 16
 	.cfi_offset %rbp, -16
-	pushq	%rax
-	pushq	%rdi
+	subq	$192, %rsp
+	movq	%rdi, 0(%rsp)
+	movq	%rsi, 8(%rsp)
+	movq	%rdx, 16(%rsp)
+	movq	%rcx, 24(%rsp)
+	movq	%r8, 32(%rsp)
+	movq	%r9, 40(%rsp)
+	movq	%rax, 48(%rsp)
+	movq	%r10, 56(%rsp)
+	movaps	%xmm0, 64(%rsp)
+	movaps	%xmm1, 80(%rsp)
+	movaps	%xmm2, 96(%rsp)
+	movaps	%xmm3, 112(%rsp)
+	movaps	%xmm4, 128(%rsp)
+	movaps	%xmm5, 144(%rsp)
+	movaps	%xmm6, 160(%rsp)
+	movaps	%xmm7, 176(%rsp)
 	call	__copystack_san_foreign_enter
-	popq	%rdi
-	popq	%rax
-	call	*%rax
+	movq	0(%rsp), %rdi
+	movq	8(%rsp), %rsi
+	movq	16(%rsp), %rdx
+	movq	24(%rsp), %rcx
+	movq	32(%rsp), %r8
+	movq	40(%rsp), %r9
+	movq	48(%rsp), %rax
+	movq	56(%rsp), %r10
+	movaps	64(%rsp), %xmm0
+	movaps	80(%rsp), %xmm1
+	movaps	96(%rsp), %xmm2
+	movaps	112(%rsp), %xmm3
+	movaps	128(%rsp), %xmm4
+	movaps	144(%rsp), %xmm5
+	movaps	160(%rsp), %xmm6
+	movaps	176(%rsp), %xmm7
+	call	*%r10
+	movq	%rax, 0(%rsp)
+	movq	%rdx, 8(%rsp)
+	movaps	%xmm0, 16(%rsp)
+	movaps	%xmm1, 32(%rsp)
 	call	__copystack_san_foreign_leave
+	movq	0(%rsp), %rax
+	movq	8(%rsp), %rdx
+	movaps	16(%rsp), %xmm0
+	movaps	32(%rsp), %xmm1
 	jmp	.Lreturned
 	.cfi_endproc
 	.size	on_thread_stack, .-on_thread_stack
@@ -327,7 +384,7 @@ __copystack_landing_pad:
 	/* With a sanitizer, the exception or longjmp may have left a foreign
 	 * call early: a tail call, a plain C call for the code that called
 	 * here. */
-	no_sanitizer
+	no_sanitizer %rcx
 	jnz	__copystack_san_landed
 1:	ret
 	.cfi_endproc
