@@ -3,12 +3,17 @@
 #include "Names.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/IR/MDBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
@@ -20,8 +25,29 @@ static cl::opt<bool> LoopPollsOpt(
     cl::desc("Poll for preemption at the back edges of loops that call no "
              "instrumented function"));
 
-// x86-64's address space for %fs-relative addresses.
-static constexpr unsigned FSAddressSpace = 257;
+// The most instructions a loop without a poll may run between two polls of
+// the loops around it (or calls): about 20-60 us on this machine's cores,
+// against a 10 ms time slice.
+static constexpr uint64_t BoundedLoopWork = 1 << 16;
+
+/// Whether every run of loop L (an innermost loop that calls nothing)
+/// executes at most BoundedLoopWork instructions: its trip count has a
+/// small constant bound.
+static bool boundedWithoutPoll(const Loop &L, ScalarEvolution &SE) {
+  if (!L.isInnermost())
+    return false;
+  uint64_t Size = 0;
+  for (const BasicBlock *BB : L.blocks())
+    for (const Instruction &I : *BB) {
+      if (const auto *CB = dyn_cast<CallBase>(&I);
+          CB && (CB->isInlineAsm() || !CB->getCalledFunction() ||
+                 !CB->getCalledFunction()->isIntrinsic()))
+        return false; // a call (an intrinsic may become one: it is counted)
+      ++Size;
+    }
+  uint64_t Trips = SE.getSmallConstantMaxTripCount(&L);
+  return Trips != 0 && Trips <= BoundedLoopWork / Size;
+}
 
 unsigned insertLoopPolls(Function &F, const Policy &P) {
   if (!LoopPollsOpt)
@@ -41,6 +67,11 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
           Checking.push_back(&BB);
           break;
         }
+  LoopInfo LI(DT);
+  TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
+  TargetLibraryInfo TLI(TLII, &F);
+  AssumptionCache AC(F);
+  ScalarEvolution SE(F, TLI, AC, DT, LI);
   SmallPtrSet<const BasicBlock *, 8> Sources;
   for (auto [From, To] : Edges) {
     bool Checked = false;
@@ -50,38 +81,52 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
           Checked = true;
           break;
         }
+    // A short loop with a constant bound on its trips (over a fixed array,
+    // the levels of a tree cursor) ends soon: the loop around it polls.
+    if (const Loop *L = LI.getLoopFor(To);
+        !Checked && L && L->getHeader() == To && L->contains(From) &&
+        boundedWithoutPoll(*L, SE))
+      Checked = true;
     if (!Checked)
       Sources.insert(From);
   }
 
   Module &M = *F.getParent();
   LLVMContext &Ctx = M.getContext();
-  Type *I64 = Type::getInt64Ty(Ctx);
   FunctionCallee Stub = M.getOrInsertFunction(
       names::Preempt, FunctionType::get(Type::getVoidTy(Ctx), false));
   if (auto *StubF = dyn_cast<Function>(Stub.getCallee())) {
     StubF->setDoesNotThrow();
     StubF->setCallingConv(CallingConv::PreserveMost);
   }
-  Constant *Slot =
-      ConstantExpr::getIntToPtr(ConstantInt::get(I64, COPYSTACK_TCB_LIMIT),
-                                PointerType::get(Ctx, FSAddressSpace));
-  MDNode *Rare = MDBuilder(Ctx).createBranchWeights(1, 1u << 20);
+  // The poll as one instruction with its branch: an asm goto. A volatile
+  // load of the word, which is what plain IR can say, is a load and a
+  // compare (the backend folds no volatile load into the compare), and a
+  // non-volatile one could be hoisted out of the loop.
+  static_assert(COPYSTACK_TCB_LIMIT == 0x70 && COPYSTACK_PREEMPT_LIMIT == -2,
+                "the poll's instruction below");
+  InlineAsm *Poll = InlineAsm::get(
+      FunctionType::get(Type::getVoidTy(Ctx), false),
+      "cmpq $$-2, %fs:0x70\n\tje ${0:l}", "!i,~{dirflag},~{fpsr},~{flags}",
+      /*hasSideEffects=*/true);
   for (const BasicBlock *Src : Sources) {
-    Instruction *Term = const_cast<BasicBlock *>(Src)->getTerminator();
-    IRBuilder<> B(Term);
-    B.SetCurrentDebugLocation(Term->getDebugLoc());
-    LoadInst *Limit = B.CreateLoad(I64, Slot, /*isVolatile=*/true, "cs.limit");
-    Value *Yield = B.CreateICmpEQ(
-        Limit, ConstantInt::get(I64, COPYSTACK_PREEMPT_LIMIT), "cs.yield");
-    Instruction *Then = SplitBlockAndInsertIfThen(Yield, Term->getIterator(),
-                                                  /*Unreachable=*/false, Rare);
-    Then->getParent()->setName("cs.preempt");
-    IRBuilder<> TB(Then);
-    TB.SetCurrentDebugLocation(Term->getDebugLoc());
+    auto *BB = const_cast<BasicBlock *>(Src);
+    Instruction *Term = BB->getTerminator();
+    DebugLoc DL = Term->getDebugLoc();
+    BasicBlock *Rest =
+        SplitBlock(BB, Term, static_cast<DominatorTree *>(nullptr), nullptr,
+                   nullptr, BB->getName() + ".polled");
+    BasicBlock *Preempt = BasicBlock::Create(Ctx, "cs.preempt", &F, Rest);
+    IRBuilder<> TB(Preempt);
+    TB.SetCurrentDebugLocation(DL);
     CallInst *Call = TB.CreateCall(Stub);
     Call->setDoesNotThrow();
     Call->setCallingConv(CallingConv::PreserveMost);
+    Call->addFnAttr(Attribute::Cold);
+    TB.CreateBr(Rest);
+    BB->getTerminator()->eraseFromParent();
+    CallBrInst *Br = CallBrInst::Create(Poll, Rest, {Preempt}, {}, "", BB);
+    Br->setDebugLoc(DL);
   }
   return Sources.size();
 }

@@ -4,15 +4,17 @@
 // a time slice to yield by storing COPYSTACK_PREEMPT_LIMIT in its thread's
 // split-stack limit (abi.h), so that its next prologue check fails. A loop
 // whose iterations call no instrumented function never checks; at each of
-// its back edges it gets a poll of the same word:
+// its back edges it gets a poll of the same word, an asm goto:
 //
-//     %limit = load volatile i64, ptr addrspace(257) inttoptr (i64 112 ...)
-//     %yield = icmp eq i64 %limit, COPYSTACK_PREEMPT_LIMIT
-//     br i1 %yield, label %preempt, label %latch   ; 1 in a million
-//   preempt:
-//     call preserve_mostcc void @__copystack_preempt()
+//     callbr void asm sideeffect "cmpq $$-2, %fs:0x70; je ${0:l}", "!i"()
+//         to label %latch.polled [label %cs.preempt]
+//   cs.preempt:
+//     call preserve_mostcc void @__copystack_preempt() cold
+//     br label %latch.polled
 //
-// The poll is one compare of a thread-control-block word with a constant;
+// The poll is one compare of a thread-control-block word in memory with a
+// constant, and a branch (a volatile load, which plain IR would need, is a
+// load and a compare: the backend folds no volatile load into a compare);
 // the stub keeps every register but %r11 (preserve_most), so the rare call
 // costs the loop no registers. scripts/bench-overhead measures the polls.
 // __copystack_preempt parks the task, which resumes on the same thread with
@@ -22,8 +24,12 @@
 //
 // A back edge needs no poll when a call to an instrumented function (its
 // prologue checks) or a park runs on every iteration: a block with one
-// dominates the edge's source and is dominated by its target. Cycles that
-// are not natural loops always get one.
+// dominates the edge's source and is dominated by its target. Nor does the
+// back edge of an innermost loop that makes no call and whose trips have a
+// small constant bound (scalar evolution's), at most 65,536 instructions a
+// run: over a fixed-size array, the levels of a tree cursor counted in a
+// byte. It ends soon and the loop around it polls. Cycles that are not
+// natural loops always get one.
 //
 // It runs on each instrumented function after ForeignCalls (which leaves
 // the calls that reach instrumented code plain) and before FrameMaps.

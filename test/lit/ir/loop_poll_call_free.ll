@@ -1,17 +1,20 @@
 ; A loop that calls nothing never reaches a prologue check: its back edge
-; polls the split-stack limit (%fs:0x70) for the preemption request and
-; calls the runtime's stub, rarely, when it is there. The stub keeps every
+; polls the split-stack limit (%fs:0x70) for the preemption request, with
+; one compare and a branch (an asm goto), and calls the runtime's stub,
+; rarely, when it is there. The stub keeps every
 ; register but %r11 (preserve_most): the loop keeps its registers.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define i64 @sum(
 ; CHECK:       loop:
-; CHECK:       %cs.limit = load volatile i64, ptr addrspace(257) inttoptr (i64 112 to ptr addrspace(257))
-; CHECK-NEXT:  %cs.yield = icmp eq i64 %cs.limit, -2
-; CHECK-NEXT:  br i1 %cs.yield, label %cs.preempt, label %{{.*}}, !prof
+; CHECK:       callbr void asm sideeffect "cmpq $$-2, %fs:0x70\0A\09je ${0:l}", "!i,{{.*}}"()
+; CHECK-NEXT:  to label %loop.polled [label %cs.preempt]
 ; CHECK:       cs.preempt:
-; CHECK-NEXT:  call preserve_mostcc void @__copystack_preempt()
+; CHECK-NEXT:  call preserve_mostcc void @__copystack_preempt() #[[COLD:[0-9]+]]
+; CHECK-NEXT:  br label %loop.polled
+; CHECK:       loop.polled:
+; CHECK-NEXT:  br i1 %done, label %exit, label %loop
 define i64 @sum(ptr %p, i64 %n) {
 entry:
   br label %loop
@@ -29,3 +32,16 @@ exit:
 }
 ; CHECK: declare preserve_mostcc void @__copystack_preempt() #[[A:[0-9]+]]
 ; CHECK: attributes #[[A]] = { {{.*}}nounwind{{.*}} }
+; CHECK: attributes #[[COLD]] = { cold nounwind }
+
+; In the machine code the poll is one compare of the word with the request
+; and a branch, out of line, to the call.
+; RUN: %opt -passes=copystack %s | %llc -O2 -o - | FileCheck %s --check-prefix=ASM
+; ASM-LABEL: sum:
+; ASM:       addq (%rdi), %rax
+; ASM-NEXT:  #APP
+; ASM-NEXT:  cmpq $-2, %fs:112
+; ASM-NEXT:  je .LBB0_[[P:[0-9]+]]
+; ASM-NEXT:  #NO_APP
+; ASM:       .LBB0_[[P]]:
+; ASM:       callq *%rcx
