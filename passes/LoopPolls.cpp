@@ -67,12 +67,7 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
           Checking.push_back(&BB);
           break;
         }
-  LoopInfo LI(DT);
-  TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
-  TargetLibraryInfo TLI(TLII, &F);
-  AssumptionCache AC(F);
-  ScalarEvolution SE(F, TLI, AC, DT, LI);
-  SmallPtrSet<const BasicBlock *, 8> Sources;
+  SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 8> Unchecked;
   for (auto [From, To] : Edges) {
     bool Checked = false;
     if (DT.dominates(To, From))
@@ -81,13 +76,24 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
           Checked = true;
           break;
         }
-    // A short loop with a constant bound on its trips (over a fixed array,
-    // the levels of a tree cursor) ends soon: the loop around it polls.
-    if (const Loop *L = LI.getLoopFor(To);
-        !Checked && L && L->getHeader() == To && L->contains(From) &&
-        boundedWithoutPoll(*L, SE))
-      Checked = true;
     if (!Checked)
+      Unchecked.push_back({From, To});
+  }
+  if (Unchecked.empty())
+    return 0;
+  // A short loop with a constant bound on its trips (over a fixed array,
+  // the levels of a tree cursor) ends soon: the loop around it polls. The
+  // loop analyses are built only for functions with an edge left to poll.
+  LoopInfo LI(DT);
+  TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
+  TargetLibraryInfo TLI(TLII, &F);
+  AssumptionCache AC(F);
+  ScalarEvolution SE(F, TLI, AC, DT, LI);
+  SmallPtrSet<const BasicBlock *, 8> Sources;
+  for (auto [From, To] : Unchecked) {
+    const Loop *L = LI.getLoopFor(To);
+    if (!(L && L->getHeader() == To && L->contains(From) &&
+          boundedWithoutPoll(*L, SE)))
       Sources.insert(From);
   }
 
