@@ -21,30 +21,73 @@ namespace copystack {
 namespace {
 
 enum class Sig { PtrI64, VoidPtr, PtrI64I64, PtrPtrI64, I32Ptr, I64PtrPtr,
-                 PtrPtrPtr };
+                 PtrPtrPtr, PtrPtr, VoidBoolPtrPtrPtr, I64PtrI64I64,
+                 VoidPtrI64 };
+
+// What runs in place: the call itself, or something equivalent that
+// glibc's or libstdc++'s own definition does.
+enum class Rewrite {
+  Same,         // the same call
+  TryLock,      // pthread_mutex_trylock; the call itself when held
+  NewAsMalloc,  // malloc(n ? n : 1); the call itself when that is null
+  DeleteAsFree, // free(p)
+};
 
 struct InPlaceFn {
   const char *Name;
   Sig Signature;
   int Group;
+  Rewrite How;
 };
 
 // The functions, by name and C signature (copystack/abi.h has the groups).
 constexpr InPlaceFn Functions[] = {
-    {"malloc", Sig::PtrI64, COPYSTACK_IN_PLACE_ALLOC},
-    {"free", Sig::VoidPtr, COPYSTACK_IN_PLACE_ALLOC},
-    {"calloc", Sig::PtrI64I64, COPYSTACK_IN_PLACE_ALLOC},
-    {"realloc", Sig::PtrPtrI64, COPYSTACK_IN_PLACE_ALLOC},
-    {"pthread_mutex_lock", Sig::I32Ptr, COPYSTACK_IN_PLACE_MUTEX},
-    {"pthread_mutex_unlock", Sig::I32Ptr, COPYSTACK_IN_PLACE_MUTEX},
-    {"strcspn", Sig::I64PtrPtr, COPYSTACK_IN_PLACE_SCAN},
-    {"strspn", Sig::I64PtrPtr, COPYSTACK_IN_PLACE_SCAN},
-    {"strpbrk", Sig::PtrPtrPtr, COPYSTACK_IN_PLACE_SCAN},
+    {"malloc", Sig::PtrI64, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
+    {"free", Sig::VoidPtr, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
+    {"calloc", Sig::PtrI64I64, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
+    {"realloc", Sig::PtrPtrI64, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
+    {"pthread_mutex_lock", Sig::I32Ptr, COPYSTACK_IN_PLACE_MUTEX,
+     Rewrite::TryLock},
+    {"pthread_mutex_unlock", Sig::I32Ptr, COPYSTACK_IN_PLACE_MUTEX,
+     Rewrite::Same},
+    {"strcspn", Sig::I64PtrPtr, COPYSTACK_IN_PLACE_SCAN, Rewrite::Same},
+    {"strspn", Sig::I64PtrPtr, COPYSTACK_IN_PLACE_SCAN, Rewrite::Same},
+    {"strpbrk", Sig::PtrPtrPtr, COPYSTACK_IN_PLACE_SCAN, Rewrite::Same},
+    // libstdc++'s red-black tree and hash leaves (std::map, std::set,
+    // std::hash of strings): no call, no stack.
+    {"_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base", Sig::PtrPtr,
+     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    {"_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base", Sig::PtrPtr,
+     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    {"_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base", Sig::PtrPtr,
+     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    {"_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base", Sig::PtrPtr,
+     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    {"_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+     Sig::VoidBoolPtrPtrPtr, COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    {"_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+     Sig::PtrPtrPtr, COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    {"_ZSt11_Hash_bytesPKvmm", Sig::I64PtrI64I64, COPYSTACK_IN_PLACE_TREE,
+     Rewrite::Same},
+    {"_ZSt15_Fnv_hash_bytesPKvmm", Sig::I64PtrI64I64,
+     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
+    // The replaceable global operator new and delete, as libstdc++'s own
+    // definitions are: malloc until it fails (then the call itself, which
+    // runs the new handler or throws), and free.
+    {"_Znwm", Sig::PtrI64, COPYSTACK_IN_PLACE_NEW, Rewrite::NewAsMalloc},
+    {"_Znam", Sig::PtrI64, COPYSTACK_IN_PLACE_NEW, Rewrite::NewAsMalloc},
+    {"_ZdlPv", Sig::VoidPtr, COPYSTACK_IN_PLACE_NEW, Rewrite::DeleteAsFree},
+    {"_ZdaPv", Sig::VoidPtr, COPYSTACK_IN_PLACE_NEW, Rewrite::DeleteAsFree},
+    {"_ZdlPvm", Sig::VoidPtrI64, COPYSTACK_IN_PLACE_NEW,
+     Rewrite::DeleteAsFree},
+    {"_ZdaPvm", Sig::VoidPtrI64, COPYSTACK_IN_PLACE_NEW,
+     Rewrite::DeleteAsFree},
 };
 
 FunctionType *typeOf(Sig S, LLVMContext &C) {
   Type *Ptr = PointerType::get(C, 0), *I64 = Type::getInt64Ty(C);
   Type *I32 = Type::getInt32Ty(C), *Void = Type::getVoidTy(C);
+  Type *I1 = Type::getInt1Ty(C);
   switch (S) {
   case Sig::PtrI64:
     return FunctionType::get(Ptr, {I64}, false);
@@ -60,6 +103,14 @@ FunctionType *typeOf(Sig S, LLVMContext &C) {
     return FunctionType::get(I64, {Ptr, Ptr}, false);
   case Sig::PtrPtrPtr:
     return FunctionType::get(Ptr, {Ptr, Ptr}, false);
+  case Sig::PtrPtr:
+    return FunctionType::get(Ptr, {Ptr}, false);
+  case Sig::VoidBoolPtrPtrPtr:
+    return FunctionType::get(Void, {I1, Ptr, Ptr, Ptr}, false);
+  case Sig::I64PtrI64I64:
+    return FunctionType::get(I64, {Ptr, I64, I64}, false);
+  case Sig::VoidPtrI64:
+    return FunctionType::get(Void, {Ptr, I64}, false);
   }
   return nullptr;
 }
@@ -75,22 +126,23 @@ const InPlaceFn *lookup(const Function &G) {
 } // namespace
 
 unsigned callLibcInPlace(Function &F, const Policy &P) {
-  SmallVector<std::pair<CallInst *, const InPlaceFn *>, 8> Work;
+  SmallVector<std::pair<CallBase *, const InPlaceFn *>, 8> Work;
   for (BasicBlock &BB : F)
     for (Instruction &I : BB)
-      if (auto *CI = dyn_cast<CallInst>(&I))
-        if (auto *G = dyn_cast<Function>(CI->getCalledOperand()))
-          if (G->isDeclaration() &&
-              CI->getFunctionType() == G->getFunctionType() &&
-              !CI->isMustTailCall() && !CI->hasOperandBundles() &&
-              P.classify(*CI) == CallKind::Dispatch)
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (auto *G = dyn_cast<Function>(CB->getCalledOperand()))
+          if (!isa<CallBrInst>(CB) && G->isDeclaration() &&
+              CB->getFunctionType() == G->getFunctionType() &&
+              !CB->isMustTailCall() && !CB->hasOperandBundles() &&
+              P.classify(*CB) == CallKind::Dispatch)
             if (const InPlaceFn *E = lookup(*G))
-              Work.push_back({CI, E});
+              Work.push_back({CB, E});
   if (Work.empty())
     return 0;
   Module &M = *F.getParent();
   LLVMContext &C = M.getContext();
   Type *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
+  Type *Ptr = PointerType::get(C, 0);
   auto *Flags = cast<GlobalVariable>(
       M.getOrInsertGlobal(COPYSTACK_LIBC_IN_PLACE_SYMBOL, I32));
   // The room above the stack limit, %rsp - %fs:limit: huge off task stacks
@@ -99,43 +151,89 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
                            "movq %rsp, $0\n\tsubq %fs:" +
                                Twine(COPYSTACK_TCB_LIMIT) + ", $0",
                            "=r");
-  for (auto [CI, E] : Work) {
-    IRBuilder<> B(CI);
-    B.SetCurrentDebugLocation(CI->getDebugLoc());
+  for (auto [CB, E] : Work) {
+    IRBuilder<> B(CB);
+    B.SetCurrentDebugLocation(CB->getDebugLoc());
     Value *Bits = B.CreateLoad(I32, Flags, "libc.in.place");
     Value *On = B.CreateICmpNE(B.CreateAnd(Bits, B.getInt32(E->Group)),
                                B.getInt32(0));
-    Value *Fits = B.CreateICmpSGE(B.CreateCall(Room, {}, "stack.room"),
-                                  B.getInt64(COPYSTACK_IN_PLACE_ROOM));
-    Instruction *ThenT, *ElseT;
-    SplitBlockAndInsertIfThenElse(B.CreateAnd(On, Fits), CI->getIterator(),
-                                  &ThenT, &ElseT,
-                                  MDBuilder(C).createLikelyBranchWeights());
-    BasicBlock *Tail = CI->getParent();
-    CallInst *InPlace;
-    if (StringRef(E->Name) == "pthread_mutex_lock") {
-      FunctionCallee Try = M.getOrInsertFunction(
-          "pthread_mutex_trylock", CI->getFunctionType());
-      InPlace = CallInst::Create(Try, {CI->getArgOperand(0)}, "trylock",
-                                 ThenT->getIterator());
-      InPlace->setDebugLoc(CI->getDebugLoc());
-      InPlace->setDoesNotThrow();
-      // Held: the blocking lock, as a foreign call the monitor sees.
-      IRBuilder<> TB(ThenT);
-      Value *Held = TB.CreateICmpEQ(InPlace, TB.getInt32(EBUSY));
-      BranchInst::Create(ElseT->getParent(), Tail, Held, ThenT->getIterator());
-      ThenT->eraseFromParent();
+    // The tree and hash leaves use no stack: the guard band is room
+    // enough, as for memcpy.
+    if (E->Group != COPYSTACK_IN_PLACE_TREE)
+      On = B.CreateAnd(
+          On, B.CreateICmpSGE(B.CreateCall(Room, {}, "stack.room"),
+                              B.getInt64(COPYSTACK_IN_PLACE_ROOM)));
+    // Head: the test. Slow: the call as it was (an invoke keeps its
+    // landing pad). Fast: the call in place. Join: the two results meet.
+    BasicBlock *Head = CB->getParent();
+    BasicBlock *Slow = Head->splitBasicBlock(CB, "libc.call");
+    BasicBlock *Join;
+    if (auto *II = dyn_cast<InvokeInst>(CB)) {
+      BasicBlock *Normal = II->getNormalDest();
+      Join = BasicBlock::Create(C, "libc.join", &F, Normal);
+      BranchInst::Create(Normal, Join);
+      Normal->replacePhiUsesWith(Slow, Join);
+      II->setNormalDest(Join);
     } else {
-      InPlace = cast<CallInst>(CI->clone());
-      InPlace->insertBefore(ThenT);
+      Join = Slow->splitBasicBlock(CB->getNextNode(), "libc.join");
     }
+    BasicBlock *Fast = BasicBlock::Create(C, "libc.in.place", &F, Slow);
+    Head->getTerminator()->eraseFromParent();
+    BranchInst::Create(Fast, Slow, On, Head)
+        ->setMetadata(LLVMContext::MD_prof,
+                      MDBuilder(C).createLikelyBranchWeights());
+    IRBuilder<> FB(Fast);
+    FB.SetCurrentDebugLocation(CB->getDebugLoc());
+    CallInst *InPlace;
+    Value *Retry = nullptr; // true: make the call itself after all
+    switch (E->How) {
+    case Rewrite::Same: {
+      // A call even where the original is an invoke: none of these
+      // functions throws (glibc's C functions, libstdc++'s leaves).
+      SmallVector<Value *, 4> Args(CB->args());
+      InPlace = FB.CreateCall(CB->getFunctionType(), CB->getCalledOperand(),
+                              Args);
+      InPlace->setAttributes(CB->getAttributes());
+      InPlace->setCallingConv(CB->getCallingConv());
+      break;
+    }
+    case Rewrite::TryLock: {
+      FunctionCallee Try = M.getOrInsertFunction("pthread_mutex_trylock",
+                                                 CB->getFunctionType());
+      InPlace = FB.CreateCall(Try, {CB->getArgOperand(0)}, "trylock");
+      // Held: the blocking lock, as a foreign call the monitor sees.
+      Retry = FB.CreateICmpEQ(InPlace, FB.getInt32(EBUSY));
+      break;
+    }
+    case Rewrite::NewAsMalloc: {
+      FunctionCallee Malloc = M.getOrInsertFunction(
+          "malloc", FunctionType::get(Ptr, {I64}, false));
+      Value *N = CB->getArgOperand(0);
+      Value *Size = FB.CreateSelect(FB.CreateICmpEQ(N, FB.getInt64(0)),
+                                    FB.getInt64(1), N);
+      InPlace = FB.CreateCall(Malloc, {Size}, "new.malloc");
+      // Null: the call itself runs the new handler or throws.
+      Retry = FB.CreateIsNull(InPlace);
+      break;
+    }
+    case Rewrite::DeleteAsFree: {
+      FunctionCallee Free = M.getOrInsertFunction(
+          "free", FunctionType::get(Type::getVoidTy(C), {Ptr}, false));
+      InPlace = FB.CreateCall(Free, {CB->getArgOperand(0)});
+      break;
+    }
+    }
+    InPlace->setDoesNotThrow();
     InPlace->setMetadata(names::InPlaceCallMD, MDNode::get(C, {}));
-    CI->moveBefore(ElseT);
-    if (!CI->getType()->isVoidTy()) {
-      PHINode *Phi = PHINode::Create(CI->getType(), 2, "", Tail->begin());
-      CI->replaceAllUsesWith(Phi);
-      Phi->addIncoming(InPlace, InPlace->getParent());
-      Phi->addIncoming(CI, ElseT->getParent());
+    if (Retry)
+      FB.CreateCondBr(Retry, Slow, Join);
+    else
+      FB.CreateBr(Join);
+    if (!CB->getType()->isVoidTy()) {
+      PHINode *Phi = PHINode::Create(CB->getType(), 2, "", Join->begin());
+      CB->replaceAllUsesWith(Phi);
+      Phi->addIncoming(InPlace, Fast);
+      Phi->addIncoming(CB, Slow);
     }
   }
   return Work.size();

@@ -225,13 +225,27 @@ typedef struct copystack_prefix {
  *          pthread_mutex_lock when the mutex is held (a task must not
  *          block its worker where the monitor cannot see it);
  *   SCAN   strcspn, strspn, strpbrk (glibc's generic versions keep a
- *          256-byte table on the stack).
+ *          256-byte table on the stack);
+ *   TREE   libstdc++'s red-black tree steps (_Rb_tree_increment and
+ *          _decrement, _insert_and_rebalance, _rebalance_for_erase) and
+ *          hashes (_Hash_bytes, _Fnv_hash_bytes): leaves that use no stack,
+ *          so called in place without the room test, as memcpy is; the
+ *          binding of each must be libstdc++.so.6's own;
+ *   NEW    the global operator new and delete (_Znwm, _Znam, _ZdlPv,
+ *          _ZdaPv, _ZdlPvm, _ZdaPvm), in place as what libstdc++'s own
+ *          definitions do: malloc(n ? n : 1), and the call itself (foreign:
+ *          the new handler, the exception) only when that returns null;
+ *          free(p). Only with ALLOC, and when the binding of every one of
+ *          them is libstdc++.so.6's own (a program that replaces any of
+ *          them, or a sanitizer's interceptors, turns the group off).
  * Before the runtime's constructors run, and for every group in a static
  * executable that cannot tell, the calls are foreign calls. */
 #define COPYSTACK_LIBC_IN_PLACE_SYMBOL "__copystack_libc_in_place"
 #define COPYSTACK_IN_PLACE_ALLOC 1
 #define COPYSTACK_IN_PLACE_MUTEX 2
 #define COPYSTACK_IN_PLACE_SCAN 4
+#define COPYSTACK_IN_PLACE_TREE 8
+#define COPYSTACK_IN_PLACE_NEW 16
 #define COPYSTACK_IN_PLACE_ROOM 4096
 
 /* Locals whose address may outlive their frame or be stored where no map

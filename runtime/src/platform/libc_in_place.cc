@@ -44,14 +44,14 @@ bool allocator_is_glibc() {
 }
 
 // Others: what the program's references resolve to (the global scope's
-// first definition) against libc.so.6's own. Not knowable without a
-// dynamic libc: then no.
-bool all_glibc(void *libc, const char *const *names) {
-  if (!libc)
+// first definition) against the library's own (libc.so.6, libstdc++.so.6).
+// Not knowable without the library loaded dynamically: then no.
+bool all_from(void *lib, const char *const *names) {
+  if (!lib)
     return false;
   for (; *names; ++names) {
     Fn mine = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, *names));
-    Fn own = reinterpret_cast<Fn>(dlsym(libc, *names));
+    Fn own = reinterpret_cast<Fn>(dlsym(lib, *names));
     if (!same(mine, own))
       return false;
   }
@@ -63,16 +63,39 @@ __attribute__((constructor)) void detect_libc() {
                                       "pthread_mutex_trylock",
                                       "pthread_mutex_unlock", nullptr};
   static const char *const scan[] = {"strcspn", "strspn", "strpbrk", nullptr};
+  static const char *const tree[] = {
+      "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+      "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",
+      "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
+      "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
+      "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+      "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+      "_ZSt11_Hash_bytesPKvmm",
+      "_ZSt15_Fnv_hash_bytesPKvmm",
+      nullptr};
+  // All six, even those a program's code may not call: libstdc++'s own
+  // call each other through the global scope (_ZdlPvm calls _ZdlPv, _Znam
+  // calls _Znwm), so one replaced name changes what the others do.
+  static const char *const cxx_new[] = {"_Znwm",   "_Znam",  "_ZdlPv",
+                                        "_ZdaPv",  "_ZdlPvm", "_ZdaPvm",
+                                        nullptr};
   void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
   int groups = 0;
   if (allocator_is_glibc())
     groups |= COPYSTACK_IN_PLACE_ALLOC;
-  if (all_glibc(libc, mutex))
+  if (all_from(libc, mutex))
     groups |= COPYSTACK_IN_PLACE_MUTEX;
-  if (all_glibc(libc, scan))
+  if (all_from(libc, scan))
     groups |= COPYSTACK_IN_PLACE_SCAN;
+  if (all_from(cxx, tree))
+    groups |= COPYSTACK_IN_PLACE_TREE;
+  if ((groups & COPYSTACK_IN_PLACE_ALLOC) && all_from(cxx, cxx_new))
+    groups |= COPYSTACK_IN_PLACE_NEW;
   if (libc)
     dlclose(libc);
+  if (cxx)
+    dlclose(cxx);
   copystack_libc_in_place = groups;
 }
 

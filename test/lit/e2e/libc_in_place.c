@@ -86,7 +86,9 @@ static void waiter(void *arg) {
 }
 
 int main(void) {
-  printf("groups: %d\n", copystack_libc_flags);
+  printf("groups: %d\n", copystack_libc_flags & (COPYSTACK_IN_PLACE_ALLOC |
+                                                 COPYSTACK_IN_PLACE_MUTEX |
+                                                 COPYSTACK_IN_PLACE_SCAN));
   copystack_waitgroup_add(&wg, 1);
   copystack_go_sized(roomy, 0, 256 * 1024);
   copystack_waitgroup_wait(&wg);

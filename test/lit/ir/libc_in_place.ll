@@ -18,9 +18,9 @@ declare i64 @strcspn(ptr, ptr)
 ; CHECK:       and i32 %libc.in.place, 1
 ; CHECK:       %stack.room = call i64 asm sideeffect "movq %rsp, $0\0A\09subq %fs:112, $0", "=r,~{dirflag},~{fpsr},~{flags}"()
 ; CHECK:       icmp sge i64 %stack.room, 4096
-; CHECK:       call ptr @malloc(i64 %n), !copystack.inplace
+; CHECK:       call ptr @malloc(i64 %n){{.*}}, !copystack.inplace
 ; CHECK:       %p = call ptr @__copystack_dispatch.malloc(i64 %n)
-; CHECK:       call void @free(ptr %{{.*}}), !copystack.inplace
+; CHECK:       call void @free(ptr %{{.*}}){{.*}}, !copystack.inplace
 ; CHECK:       call void @__copystack_dispatch.free(
 ; OFF-LABEL:   define ptr @f(i64 %n)
 ; OFF-NOT:     __copystack_libc_in_place
@@ -47,7 +47,7 @@ define i32 @lock(ptr %m) {
 
 ; CHECK-LABEL: define i64 @scan(
 ; CHECK:       and i32 %libc.in.place, 4
-; CHECK:       call i64 @strcspn(ptr %s, ptr %r), !copystack.inplace
+; CHECK:       call i64 @strcspn(ptr %s, ptr %r){{.*}}, !copystack.inplace
 define i64 @scan(ptr %s, ptr %r) {
   %n = call i64 @strcspn(ptr %s, ptr %r)
   ret i64 %n
@@ -60,4 +60,75 @@ declare i32 @malloc_like(i32)
 define i32 @g(i32 %x) {
   %r = call i32 @odd_malloc(i32 %x)
   ret i32 %r
+}
+
+; libstdc++'s tree and hash leaves use no stack: the group's bit alone.
+declare ptr @_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base(ptr)
+declare void @_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_(i1 zeroext, ptr, ptr, ptr)
+declare i64 @_ZSt11_Hash_bytesPKvmm(ptr, i64, i64)
+; CHECK-LABEL: define ptr @tree(
+; CHECK:       %[[BIT:.*]] = and i32 %libc.in.place, 8
+; CHECK-NEXT:  %[[ON:.*]] = icmp ne i32 %[[BIT]], 0
+; CHECK-NEXT:  br i1 %[[ON]]
+; CHECK:       call ptr @_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base(ptr %n){{.*}}, !copystack.inplace
+; CHECK:       call void @_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_(i1 true, ptr %n, ptr %n, ptr %h){{.*}}, !copystack.inplace
+; CHECK:       call i64 @_ZSt11_Hash_bytesPKvmm(ptr %n, i64 4, i64 7){{.*}}, !copystack.inplace
+; CHECK-NOT:   %stack.room
+; CHECK:       ret ptr
+define ptr @tree(ptr %n, ptr %h) {
+  %next = call ptr @_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base(ptr %n)
+  call void @_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_(i1 true, ptr %n, ptr %n, ptr %h)
+  %x = call i64 @_ZSt11_Hash_bytesPKvmm(ptr %n, i64 4, i64 7)
+  store i64 %x, ptr %h
+  ret ptr %next
+}
+
+; operator new is malloc of at least a byte in place, and the call itself
+; (the new handler, bad_alloc) when that is null; operator delete is free.
+declare ptr @_Znwm(i64)
+declare void @_ZdlPvm(ptr, i64)
+; CHECK-LABEL: define ptr @cxx_new(i64 %n)
+; CHECK:       and i32 %libc.in.place, 16
+; CHECK:       icmp sge i64 %stack.room, 4096
+; CHECK:       %[[ZERO:.*]] = icmp eq i64 %n, 0
+; CHECK-NEXT:  %[[SIZE:.*]] = select i1 %[[ZERO]], i64 1, i64 %n
+; CHECK-NEXT:  %new.malloc = call ptr @malloc(i64 %[[SIZE]]){{.*}}, !copystack.inplace
+; CHECK-NEXT:  %[[NULL:.*]] = icmp eq ptr %new.malloc, null
+; CHECK-NEXT:  br i1 %[[NULL]], label %[[NEW:.*]], label %[[JOIN:.*]]
+; CHECK:       [[NEW]]:
+; CHECK-NEXT:  %p = call ptr @__copystack_dispatch._Znwm(i64 %n)
+; CHECK:       [[JOIN]]:
+; CHECK-NEXT:  %[[P:.*]] = phi ptr [ %new.malloc, %{{.*}} ], [ %p, %[[NEW]] ]
+; CHECK:       call void @free(ptr %[[P]]){{.*}}, !copystack.inplace
+; CHECK:       call void @__copystack_dispatch._ZdlPvm(ptr %[[P]], i64 %n)
+define ptr @cxx_new(i64 %n) {
+  %p = call ptr @_Znwm(i64 %n)
+  call void @_ZdlPvm(ptr %p, i64 %n)
+  ret ptr %p
+}
+
+; An invoke (a new in the scope of a destructor) keeps its landing pad on
+; the path that makes the call; the call in place cannot throw.
+declare i32 @__gxx_personality_v0(...)
+; CHECK-LABEL: define ptr @cxx_new_invoke(i64 %n)
+; CHECK:       %new.malloc = call ptr @malloc(i64 %{{.*}}){{.*}}, !copystack.inplace
+; CHECK-NEXT:  %[[NULL:.*]] = icmp eq ptr %new.malloc, null
+; CHECK-NEXT:  br i1 %[[NULL]], label %[[CALL:.*]], label %[[JOIN:.*]]
+; CHECK:       [[CALL]]:
+; CHECK-NEXT:  %p = invoke ptr @__copystack_dispatch._Znwm(i64 %n)
+; CHECK-NEXT:  to label %[[JOIN]] unwind label %lpad
+; CHECK:       [[JOIN]]:
+; CHECK-NEXT:  %[[P:.*]] = phi ptr [ %new.malloc, %{{.*}} ], [ %p, %[[CALL]] ]
+; CHECK-NEXT:  br label %ok
+; CHECK:       ok:
+; CHECK-NEXT:  %q = phi ptr [ %[[P]], %[[JOIN]] ]
+define ptr @cxx_new_invoke(i64 %n) personality ptr @__gxx_personality_v0 {
+entry:
+  %p = invoke ptr @_Znwm(i64 %n) to label %ok unwind label %lpad
+ok:
+  %q = phi ptr [ %p, %entry ]
+  ret ptr %q
+lpad:
+  %lp = landingpad { ptr, i32 } cleanup
+  resume { ptr, i32 } %lp
 }
