@@ -18,9 +18,11 @@ static volatile int spinning;
 static volatile int ran_during_spin = -1;
 
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
+static copystack_waitgroup gate = COPYSTACK_WAITGROUP_INIT;
 
 static void queued(void *arg) {
   (void)arg;
+  copystack_waitgroup_wait(&gate); // parked until the limit is in place
   ran_during_spin = spinning;
   copystack_waitgroup_done(&wg);
 }
@@ -39,13 +41,17 @@ static void no_room_for_threads(void) {
 }
 
 int main(void) {
-  // The limit first: its own foreign calls (fopen, fscanf) can hold the
-  // worker for two of the monitor's looks on a loaded machine, and with
-  // the task already queued a spare would start then, before the limit,
-  // and run it.
-  no_room_for_threads();
+  // The task exists before the limit (its stack and structure need
+  // memory) but waits, parked, until the limit is in place: the limit's
+  // own foreign calls (fopen, fscanf) can hold the worker for two of the
+  // monitor's looks on a loaded machine, and a task waiting to run then
+  // would get a spare started before the limit.
   copystack_waitgroup_add(&wg, 1);
+  copystack_waitgroup_add(&gate, 1);
   copystack_go(queued, 0);
+  copystack_yield(); // queued runs until it parks on the gate
+  no_room_for_threads();
+  copystack_waitgroup_done(&gate);
   spinning = 1;
   spin_ms(300);
   spinning = 0;
