@@ -145,12 +145,17 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
   Type *Ptr = PointerType::get(C, 0);
   auto *Flags = cast<GlobalVariable>(
       M.getOrInsertGlobal(COPYSTACK_LIBC_IN_PLACE_SYMBOL, I32));
-  // The room above the stack limit, %rsp - %fs:limit: huge off task stacks
-  // (the limit is 0 there). Read where the call is, every time.
-  InlineAsm *Room = x86Asm(FunctionType::get(I64, false),
-                           "movq %rsp, $0\n\tsubq %fs:" +
-                               Twine(COPYSTACK_TCB_LIMIT) + ", $0",
-                           "=r");
+  // The stack pointer and the limit, read where the call is, every time.
+  // The test is rsp - ROOM >= limit, unsigned: off task stacks the limit is
+  // 0 and it holds; in stress and verify modes (limit ~0) and while a
+  // preemption is requested (limit -2) it fails and the call is foreign.
+  // (rsp - limit >= ROOM, signed, would wrap to rsp + 1 there and pass
+  // with only the guard band to spare.)
+  StructType *TwoWords = StructType::get(C, {I64, I64});
+  InlineAsm *StackAndLimit =
+      x86Asm(FunctionType::get(TwoWords, false),
+             "movq %rsp, $0\n\tmovq %fs:" + Twine(COPYSTACK_TCB_LIMIT) + ", $1",
+             "=r,=r");
   for (auto [CB, E] : Work) {
     IRBuilder<> B(CB);
     B.SetCurrentDebugLocation(CB->getDebugLoc());
@@ -159,10 +164,15 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
                                B.getInt32(0));
     // The tree and hash leaves use no stack: the guard band is room
     // enough, as for memcpy.
-    if (E->Group != COPYSTACK_IN_PLACE_TREE)
+    if (E->Group != COPYSTACK_IN_PLACE_TREE) {
+      Value *Both = B.CreateCall(StackAndLimit, {}, "stack");
+      Value *Top = B.CreateSub(B.CreateExtractValue(Both, 0),
+                               B.getInt64(COPYSTACK_IN_PLACE_ROOM),
+                               "stack.room.top");
       On = B.CreateAnd(
-          On, B.CreateICmpSGE(B.CreateCall(Room, {}, "stack.room"),
-                              B.getInt64(COPYSTACK_IN_PLACE_ROOM)));
+          On, B.CreateICmpUGE(Top, B.CreateExtractValue(Both, 1, "limit"),
+                              "stack.room"));
+    }
     // Head: the test. Slow: the call as it was (an invoke keeps its
     // landing pad). Fast: the call in place. Join: the two results meet.
     BasicBlock *Head = CB->getParent();

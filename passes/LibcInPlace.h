@@ -10,7 +10,7 @@
 // lists them and what they need). So such a call becomes
 //
 //     if ((__copystack_libc_in_place & GROUP) &&
-//         rsp - limit >= COPYSTACK_IN_PLACE_ROOM)
+//         rsp - COPYSTACK_IN_PLACE_ROOM >= limit)   // unsigned
 //       r = f(args);        // in place, on the task stack
 //     else
 //       r = f(args);        // as before: dispatched, then foreign

@@ -214,7 +214,9 @@ typedef struct copystack_prefix {
 
 /* A few C library functions are called in place on the task stack, not
  * through the foreign-call trampoline, when the stack has
- * COPYSTACK_IN_PLACE_ROOM bytes above the limit and the runtime found at
+ * COPYSTACK_IN_PLACE_ROOM bytes above the limit (rsp - ROOM >= limit,
+ * unsigned: a limit above the stack pointer, as in stress and verify modes
+ * or while a preemption is requested, fails it) and the runtime found at
  * start-up that the program's binding of each function of the group is
  * glibc's own (not an interposed allocator or library, not a sanitizer's
  * interceptor); it sets the group's bit in this int then. The groups:

@@ -18,6 +18,9 @@
 // RUN: %if !tsan %{ %cxx -DOWN_NEW %s -o %t.own %}
 // RUN: %if !tsan %{ %run %t.own | FileCheck %s --check-prefixes=RESULTS,OWN %}
 // RUN: %if gdb && normal %{ gdb -batch -nx -ex "break main" -ex run -ex "break _ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_" -ex continue -ex "bt 2" -ex "delete 2" -ex "break __libc_malloc if bytes == 77777" -ex continue -ex "bt 2" -ex kill %t 2>&1 | FileCheck %s --check-prefix=GDB %}
+// In stress and verify modes the limit (~0) is above every stack pointer:
+// the tree step, with no room test, is still in place; operator new is not.
+// RUN: %if gdb && (stress || verify) %{ %run gdb -batch -nx -ex "break main" -ex run -ex "break _ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_" -ex continue -ex "bt 2" -ex "delete 2" -ex "break __libc_malloc if bytes == 77777" -ex continue -ex "bt 3" -ex kill %t 2>&1 | FileCheck %s --check-prefix=GDB-FOREIGN %}
 #include "Inputs/check.h"
 
 #include <atomic>
@@ -133,3 +136,8 @@ int main() {
 // GDB-NOT: signal handler called
 // GDB: #0 {{.*}}malloc
 // GDB-NEXT: #1 {{.*}}work
+// GDB-FOREIGN: #0 {{.*}}_Rb_tree_insert_and_rebalance
+// GDB-FOREIGN-NOT: signal handler called
+// GDB-FOREIGN: #0 {{.*}}malloc
+// GDB-FOREIGN-NEXT: #1 {{.*}}operator new
+// GDB-FOREIGN-NEXT: #2 <signal handler called>
