@@ -40,48 +40,12 @@ struct InPlaceFn {
   Rewrite How;
 };
 
-// The functions, by name and C signature (copystack/abi.h has the groups).
+// The functions, by name and C signature (copystack/abi.h).
 constexpr InPlaceFn Functions[] = {
-    {"malloc", Sig::PtrI64, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
-    {"free", Sig::VoidPtr, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
-    {"calloc", Sig::PtrI64I64, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
-    {"realloc", Sig::PtrPtrI64, COPYSTACK_IN_PLACE_ALLOC, Rewrite::Same},
-    {"pthread_mutex_lock", Sig::I32Ptr, COPYSTACK_IN_PLACE_MUTEX,
-     Rewrite::TryLock},
-    {"pthread_mutex_unlock", Sig::I32Ptr, COPYSTACK_IN_PLACE_MUTEX,
-     Rewrite::Same},
-    {"strcspn", Sig::I64PtrPtr, COPYSTACK_IN_PLACE_SCAN, Rewrite::Same},
-    {"strspn", Sig::I64PtrPtr, COPYSTACK_IN_PLACE_SCAN, Rewrite::Same},
-    {"strpbrk", Sig::PtrPtrPtr, COPYSTACK_IN_PLACE_SCAN, Rewrite::Same},
-    // libstdc++'s red-black tree and hash leaves (std::map, std::set,
-    // std::hash of strings): no call, no stack.
-    {"_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base", Sig::PtrPtr,
-     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    {"_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base", Sig::PtrPtr,
-     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    {"_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base", Sig::PtrPtr,
-     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    {"_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base", Sig::PtrPtr,
-     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    {"_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
-     Sig::VoidBoolPtrPtrPtr, COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    {"_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
-     Sig::PtrPtrPtr, COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    {"_ZSt11_Hash_bytesPKvmm", Sig::I64PtrI64I64, COPYSTACK_IN_PLACE_TREE,
-     Rewrite::Same},
-    {"_ZSt15_Fnv_hash_bytesPKvmm", Sig::I64PtrI64I64,
-     COPYSTACK_IN_PLACE_TREE, Rewrite::Same},
-    // The replaceable global operator new and delete, as libstdc++'s own
-    // definitions are: malloc until it fails (then the call itself, which
-    // runs the new handler or throws), and free.
-    {"_Znwm", Sig::PtrI64, COPYSTACK_IN_PLACE_NEW, Rewrite::NewAsMalloc},
-    {"_Znam", Sig::PtrI64, COPYSTACK_IN_PLACE_NEW, Rewrite::NewAsMalloc},
-    {"_ZdlPv", Sig::VoidPtr, COPYSTACK_IN_PLACE_NEW, Rewrite::DeleteAsFree},
-    {"_ZdaPv", Sig::VoidPtr, COPYSTACK_IN_PLACE_NEW, Rewrite::DeleteAsFree},
-    {"_ZdlPvm", Sig::VoidPtrI64, COPYSTACK_IN_PLACE_NEW,
-     Rewrite::DeleteAsFree},
-    {"_ZdaPvm", Sig::VoidPtrI64, COPYSTACK_IN_PLACE_NEW,
-     Rewrite::DeleteAsFree},
+#define COPYSTACK_ENTRY(G, N, S, H)                                            \
+  {N, Sig::S, COPYSTACK_IN_PLACE_##G, Rewrite::H},
+    COPYSTACK_IN_PLACE_FUNCTIONS(COPYSTACK_ENTRY)
+#undef COPYSTACK_ENTRY
 };
 
 FunctionType *typeOf(Sig S, LLVMContext &C) {

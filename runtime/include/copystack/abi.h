@@ -250,6 +250,41 @@ typedef struct copystack_prefix {
 #define COPYSTACK_IN_PLACE_NEW 16
 #define COPYSTACK_IN_PLACE_ROOM 4096
 
+/* Every function of those groups, one line each: the group, the name, the
+ * C signature (the pass's names for them: PtrI64 is void *(uint64_t)) and
+ * what runs in place (Same: the call itself; TryLock: pthread_mutex_trylock,
+ * then the call itself when the mutex is held; NewAsMalloc, DeleteAsFree).
+ * The pass rewrites calls of these; the runtime sets a group's bit when the
+ * program's binding of every name of the group is the library's own (for
+ * ALLOC, glibc's __libc_* entry points; NEW also needs ALLOC). */
+#define COPYSTACK_IN_PLACE_FUNCTIONS(X)                                       \
+  X(ALLOC, "malloc", PtrI64, Same)                                             \
+  X(ALLOC, "free", VoidPtr, Same)                                              \
+  X(ALLOC, "calloc", PtrI64I64, Same)                                          \
+  X(ALLOC, "realloc", PtrPtrI64, Same)                                         \
+  X(MUTEX, "pthread_mutex_lock", I32Ptr, TryLock)                              \
+  X(MUTEX, "pthread_mutex_trylock", I32Ptr, Same)                              \
+  X(MUTEX, "pthread_mutex_unlock", I32Ptr, Same)                               \
+  X(SCAN, "strcspn", I64PtrPtr, Same)                                          \
+  X(SCAN, "strspn", I64PtrPtr, Same)                                           \
+  X(SCAN, "strpbrk", PtrPtrPtr, Same)                                          \
+  X(TREE, "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base", PtrPtr, Same)     \
+  X(TREE, "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base", PtrPtr, Same)    \
+  X(TREE, "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base", PtrPtr, Same)     \
+  X(TREE, "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base", PtrPtr, Same)    \
+  X(TREE, "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_", \
+    VoidBoolPtrPtrPtr, Same)                                                   \
+  X(TREE, "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",      \
+    PtrPtrPtr, Same)                                                           \
+  X(TREE, "_ZSt11_Hash_bytesPKvmm", I64PtrI64I64, Same)                        \
+  X(TREE, "_ZSt15_Fnv_hash_bytesPKvmm", I64PtrI64I64, Same)                    \
+  X(NEW, "_Znwm", PtrI64, NewAsMalloc)                                         \
+  X(NEW, "_Znam", PtrI64, NewAsMalloc)                                         \
+  X(NEW, "_ZdlPv", VoidPtr, DeleteAsFree)                                      \
+  X(NEW, "_ZdaPv", VoidPtr, DeleteAsFree)                                      \
+  X(NEW, "_ZdlPvm", VoidPtrI64, DeleteAsFree)                                  \
+  X(NEW, "_ZdaPvm", VoidPtrI64, DeleteAsFree)
+
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that
  * never moves (Go's "moved to heap"). Instrumented code allocates there

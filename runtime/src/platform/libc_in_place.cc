@@ -44,14 +44,28 @@ bool allocator_is_glibc() {
 }
 
 // Others: what the program's references resolve to (the global scope's
-// first definition) against the library's own (libc.so.6, libstdc++.so.6).
-// Not knowable without the library loaded dynamically: then no.
-bool all_from(void *lib, const char *const *names) {
+// first definition) against the library's own (libc.so.6, libstdc++.so.6),
+// for every name of the group (copystack/abi.h). Not knowable without the
+// library loaded dynamically: then no. For NEW that is all six operators,
+// even those a program's code may not call: libstdc++'s own call each other
+// through the global scope (_ZdlPvm calls _ZdlPv, _Znam calls _Znwm), so one
+// replaced name changes what the others do.
+bool all_from(void *lib, int group) {
+  static const struct {
+    int group;
+    const char *name;
+  } functions[] = {
+#define COPYSTACK_ENTRY(G, N, S, H) {COPYSTACK_IN_PLACE_##G, N},
+      COPYSTACK_IN_PLACE_FUNCTIONS(COPYSTACK_ENTRY)
+#undef COPYSTACK_ENTRY
+  };
   if (!lib)
     return false;
-  for (; *names; ++names) {
-    Fn mine = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, *names));
-    Fn own = reinterpret_cast<Fn>(dlsym(lib, *names));
+  for (const auto &f : functions) {
+    if (f.group != group)
+      continue;
+    Fn mine = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, f.name));
+    Fn own = reinterpret_cast<Fn>(dlsym(lib, f.name));
     if (!same(mine, own))
       return false;
   }
@@ -59,38 +73,19 @@ bool all_from(void *lib, const char *const *names) {
 }
 
 __attribute__((constructor)) void detect_libc() {
-  static const char *const mutex[] = {"pthread_mutex_lock",
-                                      "pthread_mutex_trylock",
-                                      "pthread_mutex_unlock", nullptr};
-  static const char *const scan[] = {"strcspn", "strspn", "strpbrk", nullptr};
-  static const char *const tree[] = {
-      "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
-      "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",
-      "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
-      "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
-      "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
-      "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
-      "_ZSt11_Hash_bytesPKvmm",
-      "_ZSt15_Fnv_hash_bytesPKvmm",
-      nullptr};
-  // All six, even those a program's code may not call: libstdc++'s own
-  // call each other through the global scope (_ZdlPvm calls _ZdlPv, _Znam
-  // calls _Znwm), so one replaced name changes what the others do.
-  static const char *const cxx_new[] = {"_Znwm",   "_Znam",  "_ZdlPv",
-                                        "_ZdaPv",  "_ZdlPvm", "_ZdaPvm",
-                                        nullptr};
   void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
   int groups = 0;
   if (allocator_is_glibc())
     groups |= COPYSTACK_IN_PLACE_ALLOC;
-  if (all_from(libc, mutex))
+  if (all_from(libc, COPYSTACK_IN_PLACE_MUTEX))
     groups |= COPYSTACK_IN_PLACE_MUTEX;
-  if (all_from(libc, scan))
+  if (all_from(libc, COPYSTACK_IN_PLACE_SCAN))
     groups |= COPYSTACK_IN_PLACE_SCAN;
-  if (all_from(cxx, tree))
+  if (all_from(cxx, COPYSTACK_IN_PLACE_TREE))
     groups |= COPYSTACK_IN_PLACE_TREE;
-  if ((groups & COPYSTACK_IN_PLACE_ALLOC) && all_from(cxx, cxx_new))
+  if ((groups & COPYSTACK_IN_PLACE_ALLOC) &&
+      all_from(cxx, COPYSTACK_IN_PLACE_NEW))
     groups |= COPYSTACK_IN_PLACE_NEW;
   if (libc)
     dlclose(libc);

@@ -49,6 +49,17 @@ define i32 @lock(ptr %m) {
   ret i32 %r
 }
 
+; A trylock of its own is in place as it is.
+declare i32 @pthread_mutex_trylock(ptr)
+; CHECK-LABEL: define i32 @try(ptr %m)
+; CHECK:       and i32 %libc.in.place, 2
+; CHECK:       call i32 @pthread_mutex_trylock(ptr %m){{.*}}, !copystack.inplace
+; CHECK:       %r = call i32 @__copystack_dispatch.pthread_mutex_trylock(ptr %m)
+define i32 @try(ptr %m) {
+  %r = call i32 @pthread_mutex_trylock(ptr %m)
+  ret i32 %r
+}
+
 ; CHECK-LABEL: define i64 @scan(
 ; CHECK:       and i32 %libc.in.place, 4
 ; CHECK:       call i64 @strcspn(ptr %s, ptr %r){{.*}}, !copystack.inplace
