@@ -169,6 +169,10 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
                               Args);
       InPlace->setAttributes(CB->getAttributes());
       InPlace->setCallingConv(CB->getCallingConv());
+      // The same arguments: a call that could be a tail call still can
+      // (an allocator wrapper that ends in realloc or free jumps to it).
+      if (auto *CI = dyn_cast<CallInst>(CB))
+        InPlace->setTailCallKind(CI->getTailCallKind());
       break;
     }
     case Rewrite::TryLock: {

@@ -49,6 +49,15 @@ define i32 @lock(ptr %m) {
   ret i32 %r
 }
 
+; A tail call stays one in place (an allocator wrapper jumps to realloc).
+declare ptr @realloc(ptr, i64)
+; CHECK-LABEL: define ptr @wrapper(ptr %p, i64 %n)
+; CHECK:       tail call ptr @realloc(ptr %p, i64 %n){{.*}}, !copystack.inplace
+define ptr @wrapper(ptr %p, i64 %n) {
+  %r = tail call ptr @realloc(ptr %p, i64 %n)
+  ret ptr %r
+}
+
 ; A trylock of its own is in place as it is.
 declare i32 @pthread_mutex_trylock(ptr)
 ; CHECK-LABEL: define i32 @try(ptr %m)
