@@ -223,6 +223,40 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
   return fi;
 }
 
+bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
+                           uintptr_t lo, uintptr_t hi, uintptr_t *ret,
+                           uintptr_t *caller_rbp) {
+  const char *why = nullptr;
+  const uint8_t *fde_ptr = find_fde(pc, &why);
+  Fde fde;
+  CfaState st;
+  if (!fde_ptr || !parse_fde(fde_ptr, pc, fde, &why) ||
+      !cfa_rules_at(fde, pc, st, &why))
+    return false;
+  uintptr_t cfa;
+  if (st.cfa_reg == kDwRsp)
+    cfa = sp + st.cfa_off;
+  else if (st.cfa_reg == kDwRbp)
+    cfa = rbp + st.cfa_off;
+  else
+    return false;
+  auto on_stack = [lo, hi](uintptr_t a) {
+    return a >= lo && a < hi && hi - a >= 8 && !(a & 7);
+  };
+  if (!on_stack(cfa - 8))
+    return false;
+  uintptr_t caller = rbp; // unless this function saved it
+  if (st.saved[kDwRbp]) {
+    uintptr_t at = cfa + st.saved[kDwRbp];
+    if (!on_stack(at))
+      return false;
+    caller = *reinterpret_cast<const uintptr_t *>(at);
+  }
+  *ret = *reinterpret_cast<const uintptr_t *>(cfa - 8);
+  *caller_rbp = caller;
+  return true;
+}
+
 const FrameInfo *frame_info_for_call_site(uintptr_t ra, const char **why) {
   TlsEntry &e = cache().call_sites[(ra >> 2) % kTlsCache];
   if (e.ra == ra)

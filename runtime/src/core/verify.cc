@@ -34,15 +34,20 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   Thread &th = __copystack_thread;
   san::SignalScope scope;
   // The task dump starts at the faulting instruction (its frames take pcs
-  // as return addresses, one byte past a call) and the function's %rbp,
-  // when the fault is on the task's own stack.
+  // as return addresses, one byte past a call), its caller and the %rbp
+  // chain from there (frame_info.h caller_of_interrupted), when the fault
+  // is on the task's own stack.
   auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
   bool on_task = th.task && sp >= th.task_lo && sp < th.task_hi;
   uintptr_t dump_pc = on_task ? pc + 1 : 0;
+  uintptr_t dump_caller = 0;
   uintptr_t dump_fp =
       on_task ? static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]) : 0;
+  if (on_task)
+    caller_of_interrupted(pc, sp, dump_fp, th.task_lo, th.task_hi,
+                          &dump_caller, &dump_fp);
   if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
-    fatal_at(dump_pc, 0, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
+    fatal_at(dump_pc, dump_caller, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
           "[%#lx, %#lx) at %#lx: code without a prologue check used more "
           "than the %d-byte guard",
           Demangled(symbol_name(pc)).str(), (unsigned long)pc,
@@ -64,7 +69,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
     for (const auto &r : kRegs) {
       auto v = static_cast<uint64_t>(uc->uc_mcontext.gregs[r.reg]);
       if (v >> 32 == kHigh)
-        fatal_at(dump_pc, 0, dump_fp,
+        fatal_at(dump_pc, dump_caller, dump_fp,
                  "verify: %s (pc %#lx) used %%%s = %#lx, verify mode's "
                  "poison, as an address: a value read from a stack a task "
                  "left when its stack was copied (through a pointer the "
@@ -75,7 +80,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   }
   char what[256];
   if (describe_fenced_address(addr, what, sizeof what))
-    fatal_at(dump_pc, 0, dump_fp,
+    fatal_at(dump_pc, dump_caller, dump_fp,
              "verify: %s (pc %#lx) used a pointer the relocation missed: %s",
           Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
   // Not ours: let the fault happen again under the previous disposition.

@@ -12,9 +12,12 @@
 // Frames: a suspended task's saved %rsp is a switch frame (core/copy.h
 // SwitchFrame) whose return address and %rbp start the walk; the running
 // task of the failing thread starts at its foreign call (or where a growth
-// stopped); every instrumented function keeps a frame pointer, so the walk
-// follows the %rbp chain, checked against the task's stack, up to
-// __copystack_task_return. A task running on another thread is listed
+// stopped); every instrumented function that calls anything keeps a frame
+// pointer, so the walk follows the %rbp chain, checked against the task's
+// stack, up to __copystack_task_return. Where a signal interrupted the task
+// (verify mode's faults, SIGQUIT) the function at the interrupted
+// instruction may keep none (a leaf, a libc function in place): the unwind
+// tables' rule there gives its caller (frame_info.h caller_of_interrupted). A task running on another thread is listed
 // without frames. Every task the dump looks at is held (task.h hold_task)
 // and never given back: the program is ending.
 //
