@@ -72,6 +72,9 @@ struct Worker {
   // (monitor_main starts the thread first, so that a thread the OS will
   // not start leaves the stuck worker in place); a futex word.
   std::atomic<int> gate{0};
+  // The task this worker runs before it looks for work: the program's main
+  // task, on worker 0, which is the process's initial thread (run_main).
+  Task *first = nullptr;
 };
 
 namespace {
@@ -97,6 +100,9 @@ struct TaskQueue {
 
 struct Scheduler {
   Once started;
+  // The worker threads and the monitor; with copystack_main, only once
+  // main first spawns or parks (start_rest).
+  Once rest;
   std::atomic<int> nworkers{0};
   // A slot changes when the monitor puts a spare in a stuck worker's place.
   std::atomic<Worker *> workers[kMaxWorkers];
@@ -123,6 +129,7 @@ struct Scheduler {
 
 Scheduler g_sched;
 std::atomic<int> g_requested_workers{0};
+void start_rest();
 
 long futex(std::atomic<int> *word, int op, int val) {
   return syscall(SYS_futex, reinterpret_cast<int *>(word), op, val, nullptr,
@@ -479,6 +486,7 @@ bool execute(Task *t) {
   void *arg = th.park_arg;
   th.park_fn = nullptr;
   CS_CHECK(fn, "a task left its worker without parking or finishing");
+  start_rest(); // main's first park: the others can have work now
   // Stress mode moves every stack that parks, through the collector's
   // relocation of a suspended stack (and halves it when it qualifies), or,
   // every other time, compacts it (unless the policy says not to), to be
@@ -523,7 +531,8 @@ void *worker_main(void *arg) {
   prepare_signal_stack();
   prepare_verify_thread();
   for (;;) {
-    Task *t = find_work(w);
+    Task *t = w->first ? w->first : find_work(w);
+    w->first = nullptr;
     if (!t)
       break; // retired, and nothing of its own left
     if (execute(t)) {
@@ -573,12 +582,31 @@ void start() {
     w->rand_state = 0x9e3779b9u * static_cast<uint32_t>(i + 1);
     g_sched.workers[i].store(w, std::memory_order_release);
   }
-  for (int i = g_caller_is_worker0 ? 1 : 0; i < n; ++i)
-    start_worker_thread(g_sched.workers[i].load());
-  pthread_t tid;
-  pthread_create(&tid, nullptr, monitor_main, nullptr);
-  pthread_detach(tid);
   install_quit_handler();
+  if (!g_caller_is_worker0)
+    start_rest();
+}
+
+// The threads of the scheduler but the caller's. With copystack_main, the
+// initial thread is worker 0 and runs main; the other workers and the
+// monitor start when main first spawns a task or parks (then there is
+// something for them: tasks to run, a wait to time or watch, a deadlock to
+// see). Until then a program is what it would be without copystack, one
+// thread, and the C library keeps its single-thread fast paths (glibc's
+// allocator and stdio take no locks before a second thread starts, and
+// never again after: in Lua's interpreter, malloc, _int_malloc and
+// _int_free ran 10.1 M instructions more, 1% of the run, with the workers
+// started). Nothing is lost meanwhile: with one task
+// running there is nothing to preempt it for, no worker to replace and no
+// deadlock; collections shrink only stacks that parked.
+void start_rest() {
+  g_sched.rest.call([] {
+    for (int i = g_caller_is_worker0 ? 1 : 0; i < g_sched.nworkers; ++i)
+      start_worker_thread(g_sched.workers[i].load());
+    pthread_t tid;
+    pthread_create(&tid, nullptr, monitor_main, nullptr);
+    pthread_detach(tid);
+  });
 }
 
 // Go's sysmon. It polls the network when no worker has for 10 ms
@@ -704,11 +732,14 @@ void scheduler_after_fork_child() {
     if (w == me)
       continue;
     w->thread.store(nullptr);
-    start_worker_thread(w);
+    if (g_sched.rest.done())
+      start_worker_thread(w);
   }
-  pthread_t tid;
-  pthread_create(&tid, nullptr, monitor_main, nullptr);
-  pthread_detach(tid);
+  if (g_sched.rest.done()) {
+    pthread_t tid;
+    pthread_create(&tid, nullptr, monitor_main, nullptr);
+    pthread_detach(tid);
+  }
 }
 
 bool scheduler_quiet() {
@@ -784,10 +815,16 @@ void ready_list(Task *head) {
     wake_one();
 }
 
-void spawn(Task *t) {
+// A new task counts as live from here.
+void admit(Task *t) {
   san::task_created(t, t->id);
   start_scheduler();
   counter_add(Counter::kLiveTasks, 1);
+}
+
+void spawn(Task *t) {
+  admit(t);
+  start_rest();
   Worker *w = own_worker();
   if (w)
     runq_put(w, t);
@@ -808,13 +845,22 @@ void run_main(Task *t) {
     start();
     joined = true;
   });
-  spawn(t);
   // This thread serves as worker 0 until the monitor retires it (a foreign
   // call held it up and a spare took its place); or the scheduler was
   // already running (a constructor started tasks). Either way it then has
-  // nothing to do but wait for main to end the program.
-  if (joined)
-    worker_main(g_sched.workers[0].load());
+  // nothing to do but wait for main to end the program. As worker 0 it
+  // runs main first, not through a queue another worker would take it
+  // from: main starts on the process's initial thread, as the program
+  // would without copystack (glibc's main arena serves its allocations,
+  // a thread id equal to the process id, until it first parks).
+  if (joined) {
+    Worker *w0 = g_sched.workers[0].load();
+    admit(t);
+    w0->first = t;
+    worker_main(w0);
+  } else {
+    spawn(t);
+  }
   // Still the runtime's thread: it can wake no task, and the deadlock
   // check must not take it for one of the program's that could.
   RuntimeThread counted;

@@ -22,7 +22,9 @@
 // A task started by copystack_run is bound to the thread that called it: it
 // runs there and nowhere else, and ready() hands it back to that thread.
 // The program's main task is not: as in Go, it is an ordinary task, and the
-// main thread becomes a worker.
+// main thread becomes a worker, worker 0, which runs main first. The other
+// workers and the monitor start when main first spawns or parks
+// (start_rest in scheduler.cc): until then the program is one thread.
 //
 // A monitor thread (Go's sysmon) watches for workers stuck in a foreign
 // call and starts another worker while one is, so that a task blocked in
