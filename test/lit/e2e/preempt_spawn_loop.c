@@ -30,12 +30,17 @@ int main(void) {
   long before = __atomic_load_n(&ended, __ATOMIC_RELAXED);
   copystack_waitgroup_wait(&wg);
   long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-  // A loop shorter than two time slices was never preempted: nothing to
-  // check then.
-  printf("most tasks ended while main spawned: %s\n",
-         ms < 20 || before > kTasks / 2 ? "yes" : "NO");
+  // A loop shorter than two time slices may never have been preempted:
+  // nothing to check then. A longer one was, about a time slice (10 ms)
+  // in, and the tasks spawned before that ran before main did again: a
+  // third or more of them when the loop took under 30 ms (33-99% in 15
+  // runs beside two busy processes), and a longer loop was preempted
+  // again. A quarter is far above what ran before (a run queue's worth,
+  // 256 a preemption) and does not depend on where the next slice ends.
+  printf("many tasks ended while main spawned: %s\n",
+         ms < 20 || before > kTasks / 4 ? "yes" : "NO");
   fprintf(stderr, "loop %ld ms, %ld of %d ended during it\n", ms, before,
           kTasks);
   return 0;
 }
-// CHECK: most tasks ended while main spawned: yes
+// CHECK: many tasks ended while main spawned: yes
