@@ -1,6 +1,5 @@
 //===- PinnedAllocas.cpp - locals that live off the copyable stack -------===//
 #include "PinnedAllocas.h"
-#include "ForeignCalls.h"
 #include "Names.h"
 #include "VaListSlots.h"
 
@@ -214,10 +213,19 @@ private:
                                                    false));
   }
 
-  void foreignCall(IRBuilder<> &B, StringRef Name) {
+  // The runtime's entry (abi.h COPYSTACK_SYM_PIN_GROW/_RELEASE) makes the
+  // foreign call and keeps every register but %r11: with preserve_most, the
+  // values live across this rare call stay where they are, instead of
+  // taking callee-saved registers (a push and a pop each on every path
+  // through the function).
+  void slowPathCall(IRBuilder<> &B, StringRef Name) {
     FunctionCallee Fn = runtime(Name);
-    CallBase *Call = createForeignCall(B, Fn.getFunctionType(),
-                                       Fn.getCallee(), {Req}, AttributeList());
+    if (auto *G = dyn_cast<Function>(Fn.getCallee())) {
+      G->setCallingConv(CallingConv::PreserveMost);
+      G->setDoesNotThrow();
+    }
+    CallInst *Call = B.CreateCall(Fn, {Req});
+    Call->setCallingConv(CallingConv::PreserveMost);
     Call->setDoesNotThrow();
   }
 
@@ -261,7 +269,7 @@ private:
     reqLifetime(Slow, true);
     Slow.CreateStore(Size, reqField(Slow, 0));
     Slow.CreateStore(Slow.getInt64(Align), reqField(Slow, 1));
-    foreignCall(Slow, names::PinGrow);
+    slowPathCall(Slow, names::PinGrow);
     Value *Got = tagged(Slow.CreateLoad(I64, reqField(Slow, 2)));
     reqLifetime(Slow, false);
     BasicBlock *Join = ThenT->getSuccessor(0);
@@ -467,7 +475,7 @@ private:
     IRBuilder<> Slow(ElseT);
     reqLifetime(Slow, true);
     Slow.CreateStore(V, reqField(Slow, 0));
-    foreignCall(Slow, names::PinRelease);
+    slowPathCall(Slow, names::PinRelease);
     reqLifetime(Slow, false);
   }
 

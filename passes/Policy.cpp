@@ -163,8 +163,9 @@ CallKind Policy::classify(const CallBase &CB) const {
     }
   if (G->hasFnAttribute(names::InPlaceAttr))
     return CallKind::NotACall;
-  if (G->getName() == names::Preempt)
-    return CallKind::NotACall; // the stack stays put (LoopPolls.h)
+  if (G->getName() == names::Preempt || G->getName() == names::PinGrow ||
+      G->getName() == names::PinRelease)
+    return CallKind::NotACall; // the stack stays put (LoopPolls.h, abi.h)
   if (G->getName() == names::Park)
     return CallKind::Direct;
   if (G->isDeclaration() && G->getName().starts_with(names::BlockingPrefix))

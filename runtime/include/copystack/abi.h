@@ -71,8 +71,13 @@
 #define COPYSTACK_SYM_FOREIGN_CALL "__copystack_foreign_call_r10"
 #define COPYSTACK_SYM_LANDING_PAD "__copystack_landing_pad"
 #define COPYSTACK_SYM_PARK "__copystack_park"
-#define COPYSTACK_SYM_PIN_GROW "__copystack_pin_grow"
-#define COPYSTACK_SYM_PIN_RELEASE "__copystack_pin_release"
+/* The pinned area's slow paths: __copystack_pin_grow and _release (below)
+ * through the foreign-call trampoline, keeping every register but %r11
+ * (LLVM's preserve_most convention, which instrumented code calls them
+ * with: a frame with pinned locals keeps no more callee-saved registers
+ * for this rare call than it would without it). */
+#define COPYSTACK_SYM_PIN_GROW "__copystack_pin_grow_entry"
+#define COPYSTACK_SYM_PIN_RELEASE "__copystack_pin_release_entry"
 /* What a loop poll calls to yield (COPYSTACK_PREEMPT_LIMIT below), and the
  * prefix of the runtime's wrappers for blocking C library calls, which
  * instrumented code calls instead (passes/BlockingCalls.cpp; the list is
@@ -297,10 +302,11 @@ typedef struct copystack_prefix {
  *
  * A frame allocates N bytes aligned to A when top - lo >= N + A - 1 by
  * setting top = (top - N) & -A, and otherwise calls
- * __copystack_pin_grow(copystack_pin_request *) through the foreign-call
- * trampoline; it gives its bytes back by restoring the top it found,
- * directly when that value lies in [lo, hi], through
- * __copystack_pin_release(copystack_pin_request *) otherwise. */
+ * __copystack_pin_grow(copystack_pin_request *) (through
+ * COPYSTACK_SYM_PIN_GROW); it gives its bytes back by restoring the top it
+ * found, directly when that value lies in [lo, hi], through
+ * __copystack_pin_release(copystack_pin_request *) (COPYSTACK_SYM_PIN_RELEASE)
+ * otherwise. */
 #define COPYSTACK_THREAD_SYMBOL "__copystack_thread"
 /* The running task (0 outside tasks) and its stack [lo, hi): read by
  * copystack_stack_pointer() in copystack.h. */

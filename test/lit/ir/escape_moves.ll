@@ -30,9 +30,9 @@ define void @f() {
 ; runtime when the chunk is full, and the top given back on return.
 ; CHECK-LABEL: define void @f()
 ; CHECK:       %pin.mark = load i64
-; CHECK:       call void @__copystack_foreign_call_r10(ptr nest @__copystack_pin_grow, ptr %pin.req)
+; CHECK:       call preserve_mostcc void @__copystack_pin_grow_entry(ptr %pin.req)
 ; CHECK:       %pinned = inttoptr i64 %pin.top to ptr, !copystack.pinned
 ; CHECK:       %global_kept.pinned = getelementptr i8, ptr %pinned, i64 0
 ; CHECK:       store ptr %global_kept.pinned, ptr @keep
 ; CHECK:       store i64 %pin.mark, ptr
-; CHECK:       call void @__copystack_foreign_call_r10(ptr nest @__copystack_pin_release, ptr %pin.req)
+; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry(ptr %pin.req)

@@ -21,7 +21,7 @@ declare void @keep(ptr)
 ; CHECK-NEXT:  %pin.mark.taken = phi i64 [ %pin.mark, %{{[0-9]+}} ], [ -1, %entry ]
 ; CHECK:       icmp ne i64 %pin.mark.taken, -1
 ; CHECK:       store i64 %pin.mark.taken, ptr
-; CHECK:       call void @__copystack_foreign_call_r10(ptr nest @__copystack_pin_release
+; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry(
 ; OFF-LABEL:   define i64 @slow_path(
 ; OFF:         entry:
 ; OFF:         %pin.mark = load i64

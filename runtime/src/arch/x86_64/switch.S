@@ -52,6 +52,16 @@
  *       is __copystack_preempt_resume, which tells the collector not to move
  *       the stack (the code it stopped in has no safepoint there).
  *
+ *   void __copystack_pin_grow_entry(copystack_pin_request *);
+ *   void __copystack_pin_release_entry(copystack_pin_request *);
+ *       __copystack_pin_grow and _release (core/pin.cc) through
+ *       __copystack_foreign_call_r10, keeping every register but %r11
+ *       (preserve_most: the pinned area's slow path, abi.h, which
+ *       instrumented code calls with that convention, costs its frame no
+ *       callee-saved registers). A frame of their own, so that a dump from
+ *       inside walks on to the caller. Use 120 bytes of the task stack,
+ *       the trampoline's included.
+ *
  *   void __copystack_landing_pad(void);
  *       Called first in every landing pad of instrumented code. An exception
  *       thrown by foreign code unwinds into task frames with the limit still
@@ -368,6 +378,46 @@ __copystack_preempt_resume:
 	ret
 	.cfi_endproc
 	.size	__copystack_preempt, .-__copystack_preempt
+
+	.macro	pin_entry name, target
+	.globl	\name
+	.type	\name,@function
+	.p2align 4
+\name:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rax			/* preserve_most: all but %r11 */
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi			/* the request, still in %rdi below */
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10			/* eight: %rsp stays 16-byte aligned */
+	movq	\target@GOTPCREL(%rip), %r10
+	call	.Lforeign_call
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size	\name, .-\name
+	.endm
+
+	pin_entry __copystack_pin_grow_entry, __copystack_pin_grow
+	pin_entry __copystack_pin_release_entry, __copystack_pin_release
 
 	.globl	__copystack_landing_pad
 	.type	__copystack_landing_pad,@function
