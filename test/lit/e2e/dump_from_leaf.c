@@ -13,10 +13,7 @@
 
 #include <stdint.h>
 
-#define COPY_BITS(to, from)                                                    \
-  for (unsigned i = 0; i < 8; i++)                                             \
-    ((volatile unsigned char *)&(to))[i] =                                     \
-        ((volatile unsigned char *)&(from))[i]
+#include "Inputs/stale.h"
 
 // The address of a local, as bits the relocation cannot see.
 __attribute__((noinline)) static uintptr_t where(int i) {

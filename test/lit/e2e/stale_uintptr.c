@@ -13,10 +13,7 @@
 #include "Inputs/check.h"
 #include <stdint.h>
 
-#define COPY_BITS(to, from)                                                    \
-  for (unsigned i = 0; i < 8; i++)                                             \
-    ((volatile unsigned char *)&(to))[i] =                                     \
-        ((volatile unsigned char *)&(from))[i]
+#include "Inputs/stale.h"
 
 int main(void) {
   int anchor = 42;

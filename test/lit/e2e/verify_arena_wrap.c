@@ -25,10 +25,7 @@ __attribute__((noinline)) static int deep(int n) {
 }
 __attribute__((noinline)) static int leaf(int i) { return i & 1; }
 
-#define COPY_BITS(to, from)                                                    \
-  for (unsigned i = 0; i < 8; i++)                                             \
-    ((volatile unsigned char *)&(to))[i] =                                     \
-        ((volatile unsigned char *)&(from))[i]
+#include "Inputs/stale.h"
 
 int main(void) {
   int s = deep(400); // the stack grows to 512 KiB

@@ -35,10 +35,7 @@
 // BAD: copystack: fatal: COPYSTACK_VERIFY_REUSE=1025: expected a number of stacks from 0 to 1024
 // FENCED: verify: {{.*}}main{{.*}} used a pointer the relocation missed: {{.*}} a task left when its stack was copied
 
-#define COPY_BITS(to, from)                                                    \
-  for (unsigned i = 0; i < 8; i++)                                             \
-    ((volatile unsigned char *)&(to))[i] =                                     \
-        ((volatile unsigned char *)&(from))[i]
+#include "Inputs/stale.h"
 
 // A call that moves the stack in stress mode: a function with a prologue
 // check, which a leaf needing no stack does not have (docs/abi.md): a

@@ -93,6 +93,29 @@
 9:
 	.endm
 
+	/* The registers LLVM's preserve_most convention keeps that a C call
+	 * may clobber: all of them but %r11. 64 bytes. */
+	.macro	push_caller_saved
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	.endm
+	.macro	pop_caller_saved
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	.endm
+
 	.text
 
 	.globl	__copystack_switch
@@ -344,14 +367,7 @@ __copystack_preempt:
 	.cfi_def_cfa_register %rbp
 	pushq	%rbx
 	.cfi_offset %rbx, -24
-	pushq	%rax			/* preserve_most: all but %r11 */
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
+	push_caller_saved		/* preserve_most: all but %r11 */
 	andq	$-16, %rsp
 	call	__errno_location@PLT
 	movl	(%rax), %ebx		/* errno, kept in the switch frame */
@@ -362,14 +378,7 @@ __copystack_preempt_resume:
 	call	__errno_location@PLT	/* this thread's: the same one */
 	movl	%ebx, (%rax)
 	leaq	-72(%rbp), %rsp
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rax
+	pop_caller_saved
 	popq	%rbx
 	.cfi_restore %rbx
 	popq	%rbp
@@ -390,24 +399,10 @@ __copystack_preempt_resume:
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	pushq	%rax			/* preserve_most: all but %r11 */
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi			/* the request, still in %rdi below */
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10			/* eight: %rsp stays 16-byte aligned */
+	push_caller_saved		/* eight: %rsp stays 16-byte aligned */
 	movq	\target@GOTPCREL(%rip), %r10
 	call	.Lforeign_call
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rax
+	pop_caller_saved
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
