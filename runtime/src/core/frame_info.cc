@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <mutex>
 #include <unordered_map>
+#include <ucontext.h>
 #include <vector>
 
 namespace copystack_rt {
@@ -223,9 +224,11 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
   return fi;
 }
 
-bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
-                           uintptr_t lo, uintptr_t hi, uintptr_t *ret,
-                           uintptr_t *caller_rbp) {
+// The return address and the caller's %rbp of the function interrupted at
+// pc, from the CFA rule there (frame_info.h interrupted_start).
+static bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
+                                  uintptr_t lo, uintptr_t hi, uintptr_t *ret,
+                                  uintptr_t *caller_rbp) {
   const char *why = nullptr;
   const uint8_t *fde_ptr = find_fde(pc, &why);
   Fde fde;
@@ -254,6 +257,20 @@ bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
   }
   *ret = *reinterpret_cast<const uintptr_t *>(cfa - 8);
   *caller_rbp = caller;
+  return true;
+}
+
+bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
+                       uintptr_t *pc, uintptr_t *caller_pc, uintptr_t *fp) {
+  const auto *uc = static_cast<const ucontext_t *>(uctx);
+  auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  *pc = *caller_pc = *fp = 0;
+  if (sp < lo || sp >= hi)
+    return false;
+  auto at = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  *pc = at + 1;
+  *fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
+  caller_of_interrupted(at, sp, *fp, lo, hi, caller_pc, fp);
   return true;
 }
 

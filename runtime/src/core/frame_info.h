@@ -69,18 +69,19 @@ const FrameInfo *frame_info_for_call_site(uintptr_t return_address,
 // called __morestack, whose prologue has not run yet).
 const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why);
 
-// Where a dump of a task interrupted at pc (a signal's context: pc, %rsp,
-// %rbp; the task's stack [lo, hi)) goes next: the return address and the
-// caller's %rbp, by the unwind tables' rule at pc. A function that keeps no
-// frame pointer (a leaf that calls nothing, a libc function called in
-// place) leaves %rbp to its caller, whose own return address the %rbp
-// chain would give next: without this its caller is missing from the
-// dump. False when the tables have no rule this reader follows for pc, or
-// the words lie outside the stack; the %rbp chain is all there is then.
-// Reads only (no allocation, no lock): for signal handlers.
-bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
-                           uintptr_t lo, uintptr_t hi, uintptr_t *ret,
-                           uintptr_t *caller_rbp);
+// Where a task dump starts when a signal interrupted a task on its stack
+// [lo, hi) (uctx: the handler's ucontext_t): *pc is the interrupted pc + 1
+// (dumps take pcs as return addresses), *caller_pc the return address and
+// *fp the caller's %rbp, by the unwind tables' rule at the pc. A function
+// that keeps no frame pointer (a leaf that calls nothing, a libc function
+// called in place) leaves %rbp to its caller, whose own return address the
+// %rbp chain would give next: without the rule its caller is missing from
+// the dump. Where the tables have no rule this reader follows, *caller_pc
+// is 0 and *fp the interrupted %rbp (the chain is all there is). False, and
+// all three 0, when %rsp is not on [lo, hi). Reads only (no allocation, no
+// lock): for signal handlers.
+bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
+                       uintptr_t *pc, uintptr_t *caller_pc, uintptr_t *fp);
 
 // The map of an instrumented function from its entry, or null. Resolves the
 // escaped offsets the first time.

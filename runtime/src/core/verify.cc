@@ -33,19 +33,12 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   Thread &th = __copystack_thread;
   san::SignalScope scope;
-  // The task dump starts at the faulting instruction (its frames take pcs
-  // as return addresses, one byte past a call), its caller and the %rbp
-  // chain from there (frame_info.h caller_of_interrupted), when the fault
-  // is on the task's own stack.
-  auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-  bool on_task = th.task && sp >= th.task_lo && sp < th.task_hi;
-  uintptr_t dump_pc = on_task ? pc + 1 : 0;
-  uintptr_t dump_caller = 0;
-  uintptr_t dump_fp =
-      on_task ? static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]) : 0;
-  if (on_task)
-    caller_of_interrupted(pc, sp, dump_fp, th.task_lo, th.task_hi,
-                          &dump_caller, &dump_fp);
+  // The task dump starts at the faulting instruction, when the fault is on
+  // the task's own stack (frame_info.h interrupted_start).
+  uintptr_t dump_pc = 0, dump_caller = 0, dump_fp = 0;
+  if (th.task)
+    interrupted_start(uctx, th.task_lo, th.task_hi, &dump_pc, &dump_caller,
+                      &dump_fp);
   if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
     fatal_at(dump_pc, dump_caller, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
           "[%#lx, %#lx) at %#lx: code without a prologue check used more "

@@ -611,19 +611,9 @@ void on_quit(int, siginfo_t *, void *uctx) {
   san::SignalScope scope;
   const Thread &th = __copystack_thread;
   uintptr_t pc = 0, caller_pc = 0, fp = 0;
-  if (th.task && !th.foreign_sp) {
-    // Interrupted on the task's own stack: start where it was, then its
-    // caller (frame_info.h caller_of_interrupted).
-    const auto *uc = static_cast<const ucontext_t *>(uctx);
-    auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-    if (sp >= th.task_lo && sp < th.task_hi) {
-      auto at = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-      pc = at + 1;
-      fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
-      caller_of_interrupted(at, sp, fp, th.task_lo, th.task_hi, &caller_pc,
-                            &fp);
-    }
-  }
+  // Interrupted on the task's own stack: start where it was.
+  if (th.task && !th.foreign_sp)
+    interrupted_start(uctx, th.task_lo, th.task_hi, &pc, &caller_pc, &fp);
   int level = traceback_level();
   die("SIGQUIT: quit\n", level < kTracebackAll && level > 0 ? kTracebackAll
                                                              : level,

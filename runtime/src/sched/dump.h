@@ -17,7 +17,7 @@
 // stack, up to __copystack_task_return. Where a signal interrupted the task
 // (verify mode's faults, SIGQUIT) the function at the interrupted
 // instruction may keep none (a leaf, a libc function in place): the unwind
-// tables' rule there gives its caller (frame_info.h caller_of_interrupted). A task running on another thread is listed
+// tables' rule there gives its caller (frame_info.h interrupted_start). A task running on another thread is listed
 // without frames. Every task the dump looks at is held (task.h hold_task)
 // and never given back: the program is ending.
 //
