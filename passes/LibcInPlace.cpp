@@ -109,34 +109,25 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
   Type *Ptr = PointerType::get(C, 0);
   auto *Flags = cast<GlobalVariable>(
       M.getOrInsertGlobal(COPYSTACK_LIBC_IN_PLACE_SYMBOL, I32));
-  // The stack pointer and the limit, read where the call is, every time.
-  // The test is rsp - ROOM >= limit, unsigned: off task stacks the limit is
-  // 0 and it holds; in stress and verify modes (limit ~0) and while a
-  // preemption is requested (limit -2) it fails and the call is foreign.
-  // (rsp - limit >= ROOM, signed, would wrap to rsp + 1 there and pass
-  // with only the guard band to spare.)
-  StructType *TwoWords = StructType::get(C, {I64, I64});
-  InlineAsm *StackAndLimit =
-      x86Asm(FunctionType::get(TwoWords, false),
-             "movq %rsp, $0\n\tmovq %fs:" + Twine(COPYSTACK_TCB_LIMIT) + ", $1",
-             "=r,=r");
+  // The room test, where the call is, every time: rsp - ROOM >= limit,
+  // unsigned. Off task stacks the limit is 0 and it holds; in stress and
+  // verify modes (limit ~0) and while a preemption is requested (limit -2)
+  // it fails and the call is foreign. (rsp - limit >= ROOM, signed, would
+  // wrap to rsp + 1 there and pass with only the guard band to spare.) An
+  // asm goto, three instructions: the stack pointer and the limit word are
+  // nothing plain IR can read, and an asm that returned them took five.
+  static_assert(COPYSTACK_TCB_LIMIT == 0x70, "the room test below");
+  InlineAsm *RoomTest = x86Asm(
+      FunctionType::get(Type::getVoidTy(C), false),
+      "leaq -" + Twine(COPYSTACK_IN_PLACE_ROOM) +
+          "(%rsp), %r11\n\tcmpq %fs:0x70, %r11\n\tjb ${0:l}",
+      "!i,~{r11}");
   for (auto [CB, E] : Work) {
     IRBuilder<> B(CB);
     B.SetCurrentDebugLocation(CB->getDebugLoc());
     Value *Bits = B.CreateLoad(I32, Flags, "libc.in.place");
     Value *On = B.CreateICmpNE(B.CreateAnd(Bits, B.getInt32(E->Group)),
-                               B.getInt32(0));
-    // The tree and hash leaves use no stack: the guard band is room
-    // enough, as for memcpy.
-    if (E->Group != COPYSTACK_IN_PLACE_TREE) {
-      Value *Both = B.CreateCall(StackAndLimit, {}, "stack");
-      Value *Top = B.CreateSub(B.CreateExtractValue(Both, 0),
-                               B.getInt64(COPYSTACK_IN_PLACE_ROOM),
-                               "stack.room.top");
-      On = B.CreateAnd(
-          On, B.CreateICmpUGE(Top, B.CreateExtractValue(Both, 1, "limit"),
-                              "stack.room"));
-    }
+                               B.getInt32(0), "in.place.on");
     // Head: the test. Slow: the call as it was (an invoke keeps its
     // landing pad). Fast: the call in place. Join: the two results meet.
     BasicBlock *Head = CB->getParent();
@@ -153,7 +144,16 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
     }
     BasicBlock *Fast = BasicBlock::Create(C, "libc.in.place", &F, Slow);
     Head->getTerminator()->eraseFromParent();
-    BranchInst::Create(Fast, Slow, On, Head)
+    // The tree and hash leaves use no stack: the group's bit alone, the
+    // guard band is room enough (as for memcpy). The others test the room
+    // after the bit.
+    BasicBlock *Room = Fast;
+    if (E->Group != COPYSTACK_IN_PLACE_TREE) {
+      Room = BasicBlock::Create(C, "libc.room", &F, Fast);
+      CallBrInst::Create(RoomTest, Fast, {Slow}, {}, "", Room)
+          ->setDebugLoc(CB->getDebugLoc());
+    }
+    BranchInst::Create(Room, Slow, On, Head)
         ->setMetadata(LLVMContext::MD_prof,
                       MDBuilder(C).createLikelyBranchWeights());
     IRBuilder<> FB(Fast);

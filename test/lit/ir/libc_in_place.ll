@@ -17,13 +17,15 @@ declare i64 @strcspn(ptr, ptr)
 ; CHECK-LABEL: define ptr @f(i64 %n)
 ; CHECK:       %libc.in.place = load i32, ptr @__copystack_libc_in_place
 ; CHECK:       and i32 %libc.in.place, 1
-; CHECK:       %stack = call { i64, i64 } asm sideeffect "movq %rsp, $0\0A\09movq %fs:112, $1", "=r,=r,~{dirflag},~{fpsr},~{flags}"()
-; CHECK-NEXT:  %[[SP:.*]] = extractvalue { i64, i64 } %stack, 0
-; CHECK-NEXT:  %stack.room.top = sub i64 %[[SP]], 4096
-; CHECK-NEXT:  %limit = extractvalue { i64, i64 } %stack, 1
-; CHECK-NEXT:  %stack.room = icmp uge i64 %stack.room.top, %limit
-; CHECK:       call ptr @malloc(i64 %n){{.*}}, !copystack.inplace
-; CHECK:       %p = call ptr @__copystack_dispatch.malloc(i64 %n)
+; CHECK-NEXT:  %in.place.on = icmp ne i32 %{{.*}}, 0
+; CHECK-NEXT:  br i1 %in.place.on, label %[[ROOM:.*]], label %[[SLOW:.*]], !prof
+; CHECK:       [[ROOM]]:
+; CHECK-NEXT:  callbr void asm sideeffect "leaq -4096(%rsp), %r11\0A\09cmpq %fs:0x70, %r11\0A\09jb ${0:l}", "!i,~{r11},~{dirflag},~{fpsr},~{flags}"()
+; CHECK-NEXT:  to label %[[FAST:.*]] [label %[[SLOW]]]
+; CHECK:       [[FAST]]:
+; CHECK-NEXT:  call ptr @malloc(i64 %n){{.*}}, !copystack.inplace
+; CHECK:       [[SLOW]]:
+; CHECK-NEXT:  %p = call ptr @__copystack_dispatch.malloc(i64 %n)
 ; CHECK:       call void @free(ptr %{{.*}}){{.*}}, !copystack.inplace
 ; CHECK:       call void @__copystack_dispatch.free(
 ; OFF-LABEL:   define ptr @f(i64 %n)
@@ -97,7 +99,7 @@ declare i64 @_ZSt11_Hash_bytesPKvmm(ptr, i64, i64)
 ; CHECK:       call ptr @_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base(ptr %n){{.*}}, !copystack.inplace
 ; CHECK:       call void @_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_(i1 true, ptr %n, ptr %n, ptr %h){{.*}}, !copystack.inplace
 ; CHECK:       call i64 @_ZSt11_Hash_bytesPKvmm(ptr %n, i64 4, i64 7){{.*}}, !copystack.inplace
-; CHECK-NOT:   %stack
+; CHECK-NOT:   callbr
 ; CHECK:       ret ptr
 define ptr @tree(ptr %n, ptr %h) {
   %next = call ptr @_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base(ptr %n)
@@ -113,7 +115,7 @@ declare ptr @_Znwm(i64)
 declare void @_ZdlPvm(ptr, i64)
 ; CHECK-LABEL: define ptr @cxx_new(i64 %n)
 ; CHECK:       and i32 %libc.in.place, 16
-; CHECK:       %stack.room = icmp uge i64 %stack.room.top, %limit
+; CHECK:       callbr void asm sideeffect "leaq -4096(%rsp)
 ; CHECK:       %[[ZERO:.*]] = icmp eq i64 %n, 0
 ; CHECK-NEXT:  %[[SIZE:.*]] = select i1 %[[ZERO]], i64 1, i64 %n
 ; CHECK-NEXT:  %new.malloc = call ptr @malloc(i64 %[[SIZE]]){{.*}}, !copystack.inplace
