@@ -449,15 +449,58 @@ private:
                              ? Mark
                              : SSA.GetValueInMiddleOfBlock(I->getParent())});
     for (auto [I, V] : Work) {
-      if (V == Mark) {
+      if (V == Mark)
         restore(I, Mark);
-        continue;
-      }
-      IRBuilder<> B(I);
-      Instruction *Then = SplitBlockAndInsertIfThen(
-          B.CreateICmpNE(V, None), I->getIterator(), /*Unreachable=*/false);
-      restore(Then, V);
+      else if (V != None && !restoreOnEdges(I, V, None))
+        restoreIfTaken(I, V, None);
     }
+  }
+
+  // Gives back before I if V, the mark or ~0, is a mark.
+  void restoreIfTaken(Instruction *I, Value *V, Constant *None) {
+    if (V == Mark) {
+      restore(I, V);
+      return;
+    }
+    IRBuilder<> B(I);
+    Instruction *Then = SplitBlockAndInsertIfThen(
+        B.CreateICmpNE(V, None), I->getIterator(), /*Unreachable=*/false);
+    restore(Then, V);
+  }
+
+  // The usual return block is phis and the return, and V one of the phis:
+  // the paths that come with ~0 (they never took the block) go on to the
+  // return as they are, and the others through a block of their own that
+  // gives back. A test of V at the return would compare a constant the
+  // backend keeps in a register on the paths that took no block, on every
+  // call (threading the branch is not something any pass after this one
+  // does). False where the shape differs: then the test at the return.
+  bool restoreOnEdges(Instruction *I, Value *V, Constant *None) {
+    auto *Phi = dyn_cast<PHINode>(V);
+    BasicBlock *E = I->getParent();
+    if (!Phi || Phi->getParent() != E || E->getFirstNonPHIOrDbg() != I)
+      return false;
+    SmallVector<BasicBlock *, 4> Taken;
+    bool Untaken = false;
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+      BasicBlock *P = Phi->getIncomingBlock(K);
+      if (Phi->getIncomingValue(K) == None)
+        Untaken = true;
+      else if (!is_contained(Taken, P))
+        Taken.push_back(P);
+      if (!isa<BranchInst, SwitchInst>(P->getTerminator()))
+        return false;
+    }
+    if (!Untaken || Taken.empty())
+      return false;
+    BasicBlock *Give = SplitBlockPredecessors(E, Taken, ".pin.give");
+    if (!Give)
+      return false;
+    Value *W = Phi->getIncomingValueForBlock(Give);
+    if (Phi->use_empty())
+      Phi->eraseFromParent();
+    restoreIfTaken(Give->getTerminator(), W, None);
+    return true;
   }
 
   // Puts the pinned top back to V before I.

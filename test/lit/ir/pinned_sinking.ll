@@ -17,11 +17,16 @@ declare void @keep(ptr)
 ; The thread's address: an asm that clobbers the flags, and says so.
 ; CHECK-NEXT:  %cs.thread = call ptr asm sideeffect "movq __copystack_thread@gottpoff(%rip), $0\0A\09addq %fs:0, $0", "=r,~{dirflag},~{fpsr},~{flags}"()
 ; CHECK:       %pin.mark = load i64
-; CHECK:       done:
-; CHECK-NEXT:  %pin.mark.taken = phi i64 [ %pin.mark, %{{[0-9]+}} ], [ -1, %entry ]
-; CHECK:       icmp ne i64 %pin.mark.taken, -1
-; CHECK:       store i64 %pin.mark.taken, ptr
+; The return block is phis and the return: the path that took the block
+; gives it back on its way there, the other goes on untested.
+; CHECK:       br label %done.pin.give
+; CHECK:       done.pin.give:
+; CHECK-NOT:   icmp ne i64 %pin.mark
+; CHECK:       store i64 %pin.mark, ptr
 ; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry(
+; CHECK:       done:
+; CHECK-NEXT:  %p = phi i64 [ 0, %entry ], [ %r, %{{[0-9]+}} ]
+; CHECK-NEXT:  ret i64 %p
 ; OFF-LABEL:   define i64 @slow_path(
 ; OFF:         entry:
 ; OFF:         %pin.mark = load i64
@@ -37,6 +42,54 @@ slow:
   br label %done
 done:
   %p = phi i64 [ %r, %slow ], [ 0, %entry ]
+  ret i64 %p
+}
+
+; A return block with more than phis: the mark is tested there.
+; CHECK-LABEL: define i64 @slow_path_sum(
+; CHECK:       done:
+; CHECK-NEXT:  %pin.mark.taken = phi i64 [ %pin.mark, %{{[0-9]+}} ], [ -1, %entry ]
+; CHECK-NEXT:  %p = phi i64
+; CHECK-NEXT:  %s = add i64 %p, %v
+; CHECK:       icmp ne i64 %pin.mark.taken, -1
+; CHECK:       store i64 %pin.mark.taken, ptr
+; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry(
+define i64 @slow_path_sum(i1 %c, i64 %v) {
+entry:
+  %x = alloca i64
+  br i1 %c, label %slow, label %done
+slow:
+  store i64 %v, ptr %x
+  call void @keep(ptr %x)
+  %r = load i64, ptr %x
+  br label %done
+done:
+  %p = phi i64 [ %r, %slow ], [ 0, %entry ]
+  %s = add i64 %p, %v
+  ret i64 %s
+}
+
+; Three ways to the return, two of them without the block: only the one
+; that took it gives back.
+; CHECK-LABEL: define i64 @two_fast_paths(
+; CHECK:       done.pin.give:
+; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry(
+; CHECK:       done:
+; CHECK-NOT:   pin.mark
+; CHECK:       ret i64
+define i64 @two_fast_paths(i1 %c, i1 %d, i64 %v) {
+entry:
+  %x = alloca i64
+  br i1 %c, label %mid, label %done
+mid:
+  br i1 %d, label %slow, label %done
+slow:
+  store i64 %v, ptr %x
+  call void @keep(ptr %x)
+  %r = load i64, ptr %x
+  br label %done
+done:
+  %p = phi i64 [ %r, %slow ], [ 0, %entry ], [ 1, %mid ]
   ret i64 %p
 }
 
