@@ -117,8 +117,9 @@ static bool mayBecomeCall(const Instruction &I) {
 // calls and the sanitizers' hooks are calls by then), nor one the backend
 // may add: only intrinsics of the list above, none of the instructions
 // above, and no entry or exit hooks (-pg, -finstrument-functions), which
-// are added after this pass.
-static bool makesNoCalls(const Function &F) {
+// are added after this pass. A leaf's own loop polls (LoopPolls.h) do not
+// count: a task they park is not moved until it resumes there.
+bool makesNoCalls(const Function &F) {
   for (const char *Hook :
        {"instrument-function-entry", "instrument-function-entry-inlined",
         "instrument-function-exit", "instrument-function-exit-inlined"})
@@ -127,6 +128,8 @@ static bool makesNoCalls(const Function &F) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
       if (const auto *CB = dyn_cast<CallBase>(&I)) {
+        if (CB->hasMetadata(names::LeafPollMD))
+          continue;
         const Function *Callee = CB->getCalledFunction();
         if (!Callee || !neverACall(Callee->getIntrinsicID()))
           return false;
@@ -144,10 +147,11 @@ void setAttributes(Function &F) {
     F.addFnAttr("split-stack");
   // Frames are walked through the %rbp chain, from call sites. A function
   // that calls nothing is never on that chain while a stack moves (it has
-  // no call site, no loop poll, nothing that parks), so it keeps no frame
-  // pointer: a leaf that needs no stack then has no frame and no prologue
-  // check at all (LLVM checks only frames of nonzero size), and one that
-  // spills keeps the check. Anything the backend may turn into a call
+  // no call site and nothing that parks but its own loop polls, where a
+  // stack stays put: sched/preempt.h), so it keeps no frame pointer: a
+  // leaf that needs no stack then has no frame and no prologue check at
+  // all (LLVM checks only frames of nonzero size), and one that spills
+  // keeps the check. Anything the backend may turn into a call
   // (makesNoCalls) keeps the frame pointer: the callee may be a routine
   // the program defines, instrumented.
   F.addFnAttr("frame-pointer", makesNoCalls(F) ? "none" : "all");

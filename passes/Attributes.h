@@ -24,6 +24,11 @@ namespace copystack {
 /// Reads copystack_nosplit annotations into names::NoSplitAttr.
 void readAnnotations(llvm::Module &M);
 
+/// Whether F calls nothing, nor has anything the backend may turn into a
+/// call (a runtime routine, an entry or exit hook). A leaf loop poll
+/// (names::LeafPollMD) is no call: the stack does not move at it.
+bool makesNoCalls(const llvm::Function &F);
+
 /// The code-generation attributes of an instrumented function.
 void setAttributes(llvm::Function &F);
 

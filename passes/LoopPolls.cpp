@@ -1,7 +1,11 @@
 //===- LoopPolls.cpp - loops that never reach a prologue check poll -------===//
 #include "LoopPolls.h"
+#include "Attributes.h"
 #include "Names.h"
+#include "X86Asm.h"
+#include "copystack/abi.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CFG.h"
@@ -49,6 +53,61 @@ static bool boundedWithoutPoll(const Loop &L, ScalarEvolution &SE) {
   return Trips != 0 && Trips <= BoundedLoopWork / Size;
 }
 
+// Whether F has a value the backend may keep in a vector or x87 register
+// across a poll: floating point or a vector, an argument's or any
+// instruction's. The preemption stub keeps the general registers only (the
+// scheduler runs other tasks on the thread while the task is parked); a
+// poll that is a call the backend sees has the caller keep the others
+// around it, on the slow path alone.
+static bool hasVectorValues(const Function &F) {
+  auto Vec = [](const Type *T) {
+    return T->isFPOrFPVectorTy() || T->isVectorTy() || T->isX86_MMXTy() ||
+           T->isX86_AMXTy();
+  };
+  for (const Argument &A : F.args())
+    if (Vec(A.getType()))
+      return true;
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB) {
+      if (Vec(I.getType()))
+        return true;
+      for (const Value *Op : I.operands())
+        if (Vec(Op->getType()))
+          return true;
+    }
+  return false;
+}
+
+// The polls of a function that calls nothing else: the compare, and the
+// call of the stub inside the same asm, so that the backend sees no call.
+// The function stays a leaf: no frame pointer (Attributes.cpp), and no
+// frame and no prologue check when it needs no stack; the stub's few
+// hundred bytes come out of the guard band, as a leaf's libc call in place
+// does (docs/abi.md). It never runs below the stack pointer: no red zone.
+// The stub keeps every general register but %r11, and the function has no
+// value in the others (hasVectorValues); the call goes through the GOT,
+// never through a lazily bound PLT entry (Attributes.h, bindEagerly).
+static void insertLeafPolls(Function &F,
+                            ArrayRef<const BasicBlock *> Sources) {
+  static_assert(COPYSTACK_TCB_LIMIT == 0x70 && COPYSTACK_PREEMPT_LIMIT == -2,
+                "the poll's instructions below");
+  LLVMContext &Ctx = F.getContext();
+  InlineAsm *Poll =
+      x86Asm(FunctionType::get(Type::getVoidTy(Ctx), false),
+             "cmpq $$-2, %fs:0x70\n\tjne 1f\n\tcall *" +
+                 Twine(names::Preempt) + "@GOTPCREL(%rip)\n1:",
+             "~{r11},~{memory},~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},"
+             "~{xmm5},~{xmm6},~{xmm7},~{xmm8},~{xmm9},~{xmm10},~{xmm11},"
+             "~{xmm12},~{xmm13},~{xmm14},~{xmm15}");
+  F.addFnAttr(Attribute::NoRedZone);
+  for (const BasicBlock *Src : Sources) {
+    Instruction *Term = const_cast<BasicBlock *>(Src)->getTerminator();
+    CallInst *Call = CallInst::Create(Poll, {}, "", Term);
+    Call->setDebugLoc(Term->getDebugLoc());
+    Call->setMetadata(names::LeafPollMD, MDNode::get(Ctx, {}));
+  }
+}
+
 unsigned insertLoopPolls(Function &F, const Policy &P) {
   if (!LoopPollsOpt)
     return 0;
@@ -89,7 +148,7 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
   TargetLibraryInfo TLI(TLII, &F);
   AssumptionCache AC(F);
   ScalarEvolution SE(F, TLI, AC, DT, LI);
-  SmallPtrSet<const BasicBlock *, 8> Sources;
+  SmallSetVector<const BasicBlock *, 8> Sources;
   for (auto [From, To] : Unchecked) {
     const Loop *L = LI.getLoopFor(To);
     if (!(L && L->getHeader() == To && L->contains(From) &&
@@ -99,6 +158,10 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
 
   Module &M = *F.getParent();
   LLVMContext &Ctx = M.getContext();
+  if (makesNoCalls(F) && !hasVectorValues(F)) {
+    insertLeafPolls(F, Sources.getArrayRef());
+    return Sources.size();
+  }
   FunctionCallee Stub = M.getOrInsertFunction(
       names::Preempt, FunctionType::get(Type::getVoidTy(Ctx), false));
   if (auto *StubF = dyn_cast<Function>(Stub.getCallee())) {

@@ -22,6 +22,17 @@
 // a safepoint: the values the loop keeps in registers across it, which the
 // stub saves on its own frame, need no description.
 //
+// A function that calls nothing else and has no floating-point or vector
+// value gets its polls as one asm each, the stub's call inside it:
+//
+//     cmpq $-2, %fs:0x70; jne 1f; call *__copystack_preempt@GOTPCREL(%rip); 1:
+//
+// so that it stays a leaf (no frame pointer; no frame and no prologue check
+// when it needs no stack): Attributes.cpp's makesNoCalls skips calls marked
+// names::LeafPollMD. The asm clobbers %r11 and the vector registers (the
+// stub keeps the general registers only; the function has no vector value
+// to lose) and the function gets no red zone.
+//
 // A back edge needs no poll when a call to an instrumented function (its
 // prologue checks) or a park runs on every iteration: a block with one
 // dominates the edge's source and is dominated by its target. Nor does the

@@ -70,6 +70,10 @@ inline constexpr const char DispatchPrefix[] = "__copystack_dispatch.";
 /// On a call of foreign code made in place on the task stack, after a test
 /// that the stack has the room it needs (LibcInPlace.h).
 inline constexpr llvm::StringLiteral InPlaceCallMD = "copystack.inplace";
+/// On a loop poll of a function that calls nothing else: the poll's call of
+/// the preemption stub is inside the asm, so the function stays a leaf
+/// (LoopPolls.h).
+inline constexpr llvm::StringLiteral LeafPollMD = "copystack.leafpoll";
 /// On the load of a foreign call's result: the callee returns fresh memory.
 inline constexpr llvm::StringLiteral NoAliasResultMD = "copystack.noalias";
 /// On pinned-area addresses and the loads of the pinned area's bounds: never

@@ -224,11 +224,8 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
   return fi;
 }
 
-// The return address and the caller's %rbp of the function interrupted at
-// pc, from the CFA rule there (frame_info.h interrupted_start).
-static bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
-                                  uintptr_t lo, uintptr_t hi, uintptr_t *ret,
-                                  uintptr_t *caller_rbp) {
+bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
+                 uintptr_t hi, UnwindStep *out) {
   const char *why = nullptr;
   const uint8_t *fde_ptr = find_fde(pc, &why);
   Fde fde;
@@ -255,8 +252,10 @@ static bool caller_of_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t rbp,
       return false;
     caller = *reinterpret_cast<const uintptr_t *>(at);
   }
-  *ret = *reinterpret_cast<const uintptr_t *>(cfa - 8);
-  *caller_rbp = caller;
+  out->ret = *reinterpret_cast<const uintptr_t *>(cfa - 8);
+  out->rbp = caller;
+  out->cfa = cfa;
+  out->by_rsp = st.cfa_reg == kDwRsp;
   return true;
 }
 
@@ -270,7 +269,11 @@ bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
   auto at = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   *pc = at + 1;
   *fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
-  caller_of_interrupted(at, sp, *fp, lo, hi, caller_pc, fp);
+  UnwindStep up;
+  if (unwind_step(at, sp, *fp, lo, hi, &up)) {
+    *caller_pc = up.ret;
+    *fp = up.rbp;
+  }
   return true;
 }
 

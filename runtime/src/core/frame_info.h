@@ -69,6 +69,21 @@ const FrameInfo *frame_info_for_call_site(uintptr_t return_address,
 // called __morestack, whose prologue has not run yet).
 const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why);
 
+// One frame up from the function stopped at pc (an address inside the
+// instruction it stopped at or the call it made), whose %rsp and %rbp there
+// were sp and rbp, by the unwind tables' CFA rule at pc: its return
+// address, its caller's %rbp, its CFA, and whether the rule is %rsp-based
+// (the function keeps no frame pointer there: the %rbp chain would skip
+// from it to its caller's caller). False where the tables have no rule
+// this reader follows or the frame is not on [lo, hi). Reads only (no
+// allocation, no lock): for signal handlers.
+struct UnwindStep {
+  uintptr_t ret, rbp, cfa;
+  bool by_rsp;
+};
+bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
+                 uintptr_t hi, UnwindStep *out);
+
 // Where a task dump starts when a signal interrupted a task on its stack
 // [lo, hi) (uctx: the handler's ucontext_t): *pc is the interrupted pc + 1
 // (dumps take pcs as return addresses), *caller_pc the return address and

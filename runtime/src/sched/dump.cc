@@ -109,6 +109,27 @@ void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
   }
 }
 
+// A task the monitor preempted: the stub's frame (stub_fp, its %rbp) holds
+// the return address into the code that called it, and that code's %rbp.
+// The caller may keep no frame pointer (a loop poll of a function that
+// calls nothing else, LoopPolls.h): its unwind tables then name its own
+// caller, which the %rbp chain would skip. False where they have no rule
+// (the chain alone then, as for any task).
+bool walk_preempted(Frames &f, uintptr_t stub_fp, uintptr_t lo,
+                    uintptr_t hi) {
+  if (stub_fp < lo || stub_fp + 16 > hi || (stub_fp & 7))
+    return false;
+  const auto *stub = reinterpret_cast<const uintptr_t *>(stub_fp);
+  const uintptr_t pc = stub[1];
+  UnwindStep up;
+  if (!unwind_step(pc - 1, stub_fp + 16, stub[0], lo, hi, &up) ||
+      !up.by_rsp)
+    return false;
+  add(f, reinterpret_cast<uintptr_t>(__copystack_preempt_resume));
+  walk(f, pc, up.ret, up.rbp, lo, hi);
+  return true;
+}
+
 // A suspended (held) task: from its switch frame. A compacted task's
 // frames are in its block (core/copy.h), which stands for the top of the
 // old range its frame pointers name.
@@ -130,6 +151,9 @@ void walk_suspended(Frames &f, const Task *t) {
                   : sf->r13;
     return;
   }
+  if (sf->ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume) &&
+      walk_preempted(f, sf->rbp, t->stack.lo, t->stack.hi))
+    return;
   walk(f, sf->ret, 0, sf->rbp, t->stack.lo, t->stack.hi);
 }
 

@@ -5,7 +5,7 @@
 target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define i64 @fixed(
-; CHECK-NOT:   callbr
+; CHECK-NOT:   asm sideeffect "cmpq $$-2
 ; CHECK:       ret i64
 define i64 @fixed(ptr %p) {
 entry:
@@ -25,7 +25,7 @@ exit:
 
 ; A bound from the type of the count: an unsigned char.
 ; CHECK-LABEL: define i64 @byte_count(
-; CHECK-NOT:   callbr
+; CHECK-NOT:   asm sideeffect "cmpq $$-2
 ; CHECK:       ret i64
 define i64 @byte_count(ptr %p, i8 %n8) {
 entry:
@@ -48,7 +48,7 @@ exit:
 
 ; A million trips: a poll.
 ; CHECK-LABEL: define i64 @long(
-; CHECK:       callbr void asm sideeffect "cmpq
+; CHECK:       asm sideeffect "cmpq $$-2
 define i64 @long(ptr %p) {
 entry:
   br label %loop
@@ -68,10 +68,10 @@ exit:
 ; The inner loop (16 trips) needs none; the outer one (n trips) polls.
 ; CHECK-LABEL: define i64 @nest(
 ; CHECK:       inner:
-; CHECK-NOT:   callbr
+; CHECK-NOT:   asm sideeffect "cmpq $$-2
 ; CHECK:       outer.latch:
-; CHECK:       callbr void asm sideeffect "cmpq
-; CHECK-NOT:   callbr
+; CHECK:       asm sideeffect "cmpq $$-2
+; CHECK-NOT:   asm sideeffect "cmpq $$-2
 ; CHECK:       ret i64
 define i64 @nest(ptr %p, i64 %n) {
 entry:
@@ -100,7 +100,7 @@ exit:
 ; A call in the body that may reach foreign code (which has no check): a
 ; poll, however few the trips (the call's time is not bounded).
 ; CHECK-LABEL: define void @calls(
-; CHECK:       callbr void asm sideeffect "cmpq
+; CHECK:       asm sideeffect "cmpq $$-2
 define void @calls(ptr %fp) {
 entry:
   br label %loop

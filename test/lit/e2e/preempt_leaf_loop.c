@@ -1,0 +1,57 @@
+// A loop in a function that calls nothing else and has no floating-point
+// value polls with the preemption stub's call inside one asm (LoopPolls.h):
+// the function stays a leaf, with no frame pointer and, as it needs no
+// stack, no frame and no prologue check. The monitor still preempts it:
+// with one worker, main runs again while the task spins. And a task dump
+// of the task preempted there names the leaf's caller: its unwind tables
+// give it (the %rbp chain would go from the leaf to its caller's caller).
+// RUN: %cc %s -o %t
+// RUN: %exits 2 env COPYSTACK_WORKERS=1 %run %t > %t.out 2>&1
+// RUN: FileCheck %s < %t.out
+// RUN: %if O2 && !tsan && !ubsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+#include "Inputs/check.h"
+#include <signal.h>
+
+// Shared between tasks: atomics, relaxed (no race for TSan either).
+static int stop;
+static unsigned long spins;
+
+// Calls nothing: its loop's poll is the only "call" (an atomic
+// read-modify-write would count as one: the backend may make it a libcall).
+__attribute__((noinline)) static unsigned long spin(void) {
+  unsigned long n = 0;
+  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+    __atomic_store_n(&spins, ++n, __ATOMIC_RELAXED);
+  return n;
+}
+
+__attribute__((noinline)) static void spinner(void *arg) {
+  (void)arg;
+  unsigned long n = spin();
+  printf("not reached: %lu\n", n);
+}
+
+int main(void) {
+  copystack_go(spinner, 0);
+  copystack_sleep_ns(30000000); // the spinner has the only worker now
+  printf("main ran again while the task spun: %s\n",
+         __atomic_load_n(&spins, __ATOMIC_RELAXED) > 0 ? "yes" : "NO");
+  fflush(stdout);
+  raise(SIGQUIT); // the spinner is preempted: main runs
+  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+// CHECK: main ran again while the task spun: yes
+// CHECK: SIGQUIT: quit
+// CHECK: task {{[0-9]+}} [runnable]:
+// CHECK: #{{[0-9]+}} spin at {{.*}}preempt_leaf_loop.c:{{[0-9]+}}
+// CHECK-NEXT: #{{[0-9]+}} spinner at {{.*}}preempt_leaf_loop.c:{{[0-9]+}}
+// CHECK-NOT: not reached
+
+// ASM-LABEL: spin:
+// ASM-NOT:   pushq %rbp
+// ASM-NOT:   %fs:112, %rsp
+// ASM:       cmpq $-2, %fs:112
+// ASM-NEXT:  jne
+// ASM-NEXT:  callq *__copystack_preempt@GOTPCREL(%rip)
+// ASM:       .Lfunc_end
