@@ -73,7 +73,7 @@ static bool neverACall(Intrinsic::ID ID) {
 // 128-bit integers, anything on fp128), frem (fmod), and atomics wider
 // than 8 bytes (libatomic).
 static bool mayBecomeCall(const Instruction &I) {
-  auto Quad = [](Type *T) {
+  auto Quad = [](const Type *T) {
     T = T->getScalarType();
     return T->isFP128Ty() || T->isPPC_FP128Ty();
   };
@@ -104,13 +104,18 @@ static bool mayBecomeCall(const Instruction &I) {
     return cast<StoreInst>(I).isAtomic() &&
            Wide(I.getOperand(0)->getType());
   default:
-    if (Quad(I.getType()))
-      return true;
-    for (const Value *Op : I.operands())
-      if (Quad(Op->getType()))
-        return true;
-    return false;
+    return hasValueOfType(I, Quad);
   }
+}
+
+bool hasValueOfType(const Instruction &I,
+                    function_ref<bool(const Type *)> Pred) {
+  if (Pred(I.getType()))
+    return true;
+  for (const Value *Op : I.operands())
+    if (Pred(Op->getType()))
+      return true;
+  return false;
 }
 
 // No call in the function once the passes are done (loop polls, foreign

@@ -16,6 +16,7 @@
 #ifndef COPYSTACK_PASSES_ATTRIBUTES_H
 #define COPYSTACK_PASSES_ATTRIBUTES_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
@@ -23,6 +24,10 @@ namespace copystack {
 
 /// Reads copystack_nosplit annotations into names::NoSplitAttr.
 void readAnnotations(llvm::Module &M);
+
+/// Whether I's result or one of its operands has a type Pred accepts.
+bool hasValueOfType(const llvm::Instruction &I,
+                    llvm::function_ref<bool(const llvm::Type *)> Pred);
 
 /// Whether F calls nothing, nor has anything the backend may turn into a
 /// call (a runtime routine, an entry or exit hook). A leaf loop poll

@@ -68,13 +68,9 @@ static bool hasVectorValues(const Function &F) {
     if (Vec(A.getType()))
       return true;
   for (const BasicBlock &BB : F)
-    for (const Instruction &I : BB) {
-      if (Vec(I.getType()))
+    for (const Instruction &I : BB)
+      if (hasValueOfType(I, Vec))
         return true;
-      for (const Value *Op : I.operands())
-        if (Vec(Op->getType()))
-          return true;
-    }
   return false;
 }
 
