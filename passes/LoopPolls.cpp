@@ -104,6 +104,23 @@ static void insertLeafPolls(Function &F,
   }
 }
 
+// Whether the call runs a prologue check or parks whenever it is made: the
+// runtime's park and blocking wrappers, or a function of this module that
+// calls something (it keeps a frame pointer, so it has a frame and a
+// check; instrumenting a function only adds calls, so this holds before
+// and after the callee's turn). A leaf may have no check at all
+// (Attributes.cpp), and a dispatch stub may be bound by the linker to a
+// leaf of another object: a loop around such calls polls.
+static bool surelyChecks(const CallBase &CB, const Policy &P) {
+  if (P.classify(CB) != CallKind::Direct)
+    return false;
+  const auto *G =
+      dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
+  if (!G || G->hasFnAttribute(names::DispatchStubAttr))
+    return false;
+  return G->isDeclaration() || !makesNoCalls(*G);
+}
+
 unsigned insertLoopPolls(Function &F, const Policy &P) {
   if (!LoopPollsOpt)
     return 0;
@@ -118,7 +135,7 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB)
       if (const auto *CB = dyn_cast<CallBase>(&I))
-        if (P.classify(*CB) == CallKind::Direct) {
+        if (surelyChecks(*CB, P)) {
           Checking.push_back(&BB);
           break;
         }

@@ -33,8 +33,11 @@
 // stub keeps the general registers only; the function has no vector value
 // to lose) and the function gets no red zone.
 //
-// A back edge needs no poll when a call to an instrumented function (its
-// prologue checks) or a park runs on every iteration: a block with one
+// A back edge needs no poll when a call that surely checks (a function of
+// the module that calls something, so has a frame pointer and a prologue
+// check) or a park runs on every iteration (a leaf may have no check, and
+// a dispatch stub may be bound to another object's leaf: those do not
+// count; before, a loop around a call of a leaf was never preempted): a block with one
 // dominates the edge's source and is dominated by its target. Nor does the
 // back edge of an innermost loop that makes no call and whose trips have a
 // small constant bound (scalar evolution's), at most 65,536 instructions a

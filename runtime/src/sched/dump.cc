@@ -111,22 +111,33 @@ void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
 
 // A task the monitor preempted: the stub's frame (stub_fp, its %rbp) holds
 // the return address into the code that called it, and that code's %rbp.
-// The caller may keep no frame pointer (a loop poll of a function that
-// calls nothing else, LoopPolls.h): its unwind tables then name its own
-// caller, which the %rbp chain would skip. False where they have no rule
-// (the chain alone then, as for any task).
+// The %rbp chain alone would skip a frame there: the caller of a function
+// that keeps no frame pointer (a loop poll of a function that calls
+// nothing else, LoopPolls.h), or of one stopped at its prologue through
+// __morestack, before it pushed %rbp. The unwind tables' rules take the
+// first few frames (the code that called the stub; __morestack and the
+// function whose prologue called it), the chain the rest. False where the
+// first has no rule (the chain alone then, as for any task).
 bool walk_preempted(Frames &f, uintptr_t stub_fp, uintptr_t lo,
                     uintptr_t hi) {
   if (stub_fp < lo || stub_fp + 16 > hi || (stub_fp & 7))
     return false;
   const auto *stub = reinterpret_cast<const uintptr_t *>(stub_fp);
-  const uintptr_t pc = stub[1];
+  uintptr_t pc = stub[1], sp = stub_fp + 16, rbp = stub[0];
   UnwindStep up;
-  if (!unwind_step(pc - 1, stub_fp + 16, stub[0], lo, hi, &up) ||
-      !up.by_rsp)
+  if (!unwind_step(pc - 1, sp, rbp, lo, hi, &up))
     return false;
   add(f, reinterpret_cast<uintptr_t>(__copystack_preempt_resume));
-  walk(f, pc, up.ret, up.rbp, lo, hi);
+  const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
+  for (int i = 0; i < 3; ++i) {
+    if (up.cfa <= sp || !up.ret || up.ret == end)
+      break;
+    add(f, pc);
+    pc = up.ret, sp = up.cfa, rbp = up.rbp;
+    if (!unwind_step(pc - 1, sp, rbp, lo, hi, &up))
+      break;
+  }
+  walk(f, pc, 0, rbp, lo, hi);
   return true;
 }
 
