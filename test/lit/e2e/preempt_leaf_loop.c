@@ -10,7 +10,7 @@
 // RUN: FileCheck %s < %t.out
 // RUN: %if O2 && !tsan && !ubsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
 #include "Inputs/check.h"
-#include <signal.h>
+#include "Inputs/preempted_dump.h"
 
 // Shared between tasks: atomics, relaxed (no race for TSan either).
 static int stop;
@@ -31,16 +31,7 @@ __attribute__((noinline)) static void spinner(void *arg) {
   printf("not reached: %lu\n", n);
 }
 
-int main(void) {
-  copystack_go(spinner, 0);
-  copystack_sleep_ns(30000000); // the spinner has the only worker now
-  printf("main ran again while the task spun: %s\n",
-         __atomic_load_n(&spins, __ATOMIC_RELAXED) > 0 ? "yes" : "NO");
-  fflush(stdout);
-  raise(SIGQUIT); // the spinner is preempted: main runs
-  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-  return 0;
-}
+int main(void) { return preempted_dump(spinner, &stop, &spins); }
 // CHECK: main ran again while the task spun: yes
 // CHECK: SIGQUIT: quit
 // CHECK: task {{[0-9]+}} [runnable]:
