@@ -145,21 +145,28 @@ bool makesNoCalls(const Function &F) {
   return true;
 }
 
-void setAttributes(Function &F) {
+void setAttributes(Function &F, bool HasLocals) {
   // A variadic shim has no prologue check (LLVM refuses one): its frame
   // fits the guard band's budget, and the body it calls checks at once.
   if (!F.hasFnAttribute(names::VarargShimAttr))
     F.addFnAttr("split-stack");
-  // Frames are walked through the %rbp chain, from call sites. A function
-  // that calls nothing is never on that chain while a stack moves (it has
-  // no call site and nothing that parks but its own loop polls, where a
-  // stack stays put: sched/preempt.h), so it keeps no frame pointer: a
-  // leaf that needs no stack then has no frame and no prologue check at
-  // all (LLVM checks only frames of nonzero size), and one that spills
-  // keeps the check. Anything the backend may turn into a call
-  // (makesNoCalls) keeps the frame pointer: the callee may be a routine
-  // the program defines, instrumented.
-  F.addFnAttr("frame-pointer", makesNoCalls(F) ? "none" : "all");
+  // The runtime walks frames from call sites by the unwind tables' CFA
+  // rules (runtime core/frame_info.h), %rbp-based or %rsp-based: a frame
+  // pointer is needed only where the frame map describes locals, at
+  // offsets from %rbp. Those keep it, and so does every function the user
+  // compiled with frame pointers (-fno-omit-frame-pointer: profilers,
+  // sanitizers' fast unwinders). A function that calls nothing is never
+  // walked while a stack moves (it has no call site and nothing that parks
+  // but its own loop polls, where a stack stays put: sched/preempt.h), so
+  // it keeps none whatever its locals: a leaf that needs no stack then has
+  // no frame and no prologue check at all (LLVM checks only frames of
+  // nonzero size), and one that spills keeps the check. A function that
+  // calls anything (makesNoCalls: what the backend may turn into a call
+  // counts) has a nonzero frame or a tail call, and so a check.
+  StringRef Asked = F.getFnAttribute("frame-pointer").getValueAsString();
+  bool Keep = !makesNoCalls(F) &&
+              (HasLocals || Asked == "all" || Asked == "non-leaf");
+  F.addFnAttr("frame-pointer", Keep ? "all" : "none");
   // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
   // over-aligned locals are pinned, and AVX spills use unaligned moves.
   F.addFnAttr("no-realign-stack");

@@ -2,10 +2,12 @@
 //
 // The attributes that make LLVM's backend produce what the runtime expects
 // of an instrumented function, and the module-wide choices around them:
-//   - setAttributes: "split-stack" (LLVM's prologue check), frame pointers
-//     (frames are walked by the %rbp chain), no stack realignment (locals
-//     at fixed %rbp offsets), asynchronous unwind tables (callee-saved
-//     register slots, exceptions), a 16-byte aligned entry after the prefix;
+//   - setAttributes: "split-stack" (LLVM's prologue check), a frame
+//     pointer where the frame map describes locals (at %rbp offsets) or
+//     the user asked for one, no stack realignment (locals at fixed %rbp
+//     offsets), asynchronous unwind tables (the runtime walks frames by
+//     their CFA rules; exceptions), a 16-byte aligned entry after the
+//     prefix;
 //   - bindEagerly: every callee bound at load time, never through a lazy
 //     PLT entry;
 //   - referenceRuntime: a reference to a symbol only the runtime defines,
@@ -34,8 +36,9 @@ bool hasValueOfType(const llvm::Instruction &I,
 /// (names::LeafPollMD) is no call: the stack does not move at it.
 bool makesNoCalls(const llvm::Function &F);
 
-/// The code-generation attributes of an instrumented function.
-void setAttributes(llvm::Function &F);
+/// The code-generation attributes of an instrumented function; HasLocals:
+/// its frame map describes locals at offsets from %rbp.
+void setAttributes(llvm::Function &F, bool HasLocals);
 
 /// Binds every callee of the module at load time (nonlazybind, RtLibUseGOT).
 void bindEagerly(llvm::Module &M);

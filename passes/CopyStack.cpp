@@ -170,7 +170,7 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
   checkStep(F, "loop polls");
   emitFrameMap(F, MS);
   checkStep(F, "frame maps");
-  setAttributes(F);
+  setAttributes(F, /*HasLocals=*/MS.Locals != 0);
 
   ++NumInstrumented;
   NumPinned += PS.Static + PS.Dynamic;

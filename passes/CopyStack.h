@@ -28,7 +28,8 @@
 //     LoopPolls         loops that reach no prologue check poll for
 //                       preemption at their back edges
 //     FrameMaps         localescape, resolver, frame map, magic prefix
-//     Attributes        "split-stack", frame pointers, unwind tables
+//     Attributes        "split-stack", frame pointers where the map has
+//                       locals, unwind tables
 //   on the module again
 //     ThreadIdentity    functions left on the thread's stack get the plain
 //                       thread_local intrinsic back

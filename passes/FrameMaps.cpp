@@ -72,6 +72,7 @@ public:
 
   void run() {
     collectAllocas();
+    Stats.Locals = Escaped.size();
     collectArguments();
     collectOutgoing();
     Function *Resolve = emitEscapeAndResolver();

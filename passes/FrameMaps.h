@@ -27,6 +27,9 @@ namespace copystack {
 
 struct FrameMapStats {
   unsigned Objects = 0;
+  /// Locals described at offsets from %rbp (llvm.localescape): the
+  /// function keeps a frame pointer (Attributes.h setAttributes).
+  unsigned Locals = 0;
   unsigned PointerWords = 0;
   unsigned ConservativeObjects = 0;
 };

@@ -106,9 +106,9 @@ static void insertLeafPolls(Function &F,
 
 // Whether the call runs a prologue check or parks whenever it is made: the
 // runtime's park and blocking wrappers, or a function of this module that
-// calls something (it keeps a frame pointer, so it has a frame and a
-// check; instrumenting a function only adds calls, so this holds before
-// and after the callee's turn). A leaf may have no check at all
+// calls something (a call pushes a return address, so it has a frame or
+// makes a tail call, and LLVM checks both; instrumenting a function only
+// adds calls, so this holds before and after the callee's turn). A leaf may have no check at all
 // (Attributes.cpp), and a dispatch stub may be bound by the linker to a
 // leaf of another object: a loop around such calls polls.
 static bool surelyChecks(const CallBase &CB, const Policy &P) {

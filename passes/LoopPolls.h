@@ -34,10 +34,11 @@
 // to lose) and the function gets no red zone.
 //
 // A back edge needs no poll when a call that surely checks (a function of
-// the module that calls something, so has a frame pointer and a prologue
-// check) or a park runs on every iteration (a leaf may have no check, and
-// a dispatch stub may be bound to another object's leaf: those do not
-// count; before, a loop around a call of a leaf was never preempted): a block with one
+// the module that calls something, so has a nonzero frame or a tail call,
+// and so a prologue check) or a park runs on every iteration (a leaf may
+// have no check, and a dispatch stub may be bound to another object's
+// leaf: those do not count; before, a loop around a call of a leaf was
+// never preempted): a block with one
 // dominates the edge's source and is dominated by its target. Nor does the
 // back edge of an innermost loop that makes no call and whose trips have a
 // small constant bound (scalar evolution's), at most 65,536 instructions a

@@ -88,7 +88,6 @@ struct Fixture : ::testing::Test {
                               1, 0, 1u << COPYSTACK_GPR_RDI, 8});
     outer_info.map = &outer_map;
     inner_info.map = &inner_map;
-    inner_info.csr_offset[kRbx] = -24;
     flatten_words(outer_info);
     flatten_words(inner_info);
     lookup.frames[kRaIntoInner] = &inner_info;
@@ -242,6 +241,116 @@ TEST_F(Fixture, VerifyReportsAnOldAddressOutsideEveryFrame) {
 TEST_F(Fixture, UnknownReturnAddressIsFatal) {
   lookup.frames.erase(kRaIntoOuter);
   EXPECT_DEATH(relocate(false), "stack walk: return address 0x3000");
+}
+
+// Frames without a frame pointer (functions whose maps describe no locals,
+// compiled as plain clang -O2 does): each is found by its CFA rule, a fixed
+// distance above its callee's CFA, and %rbp is followed through them as
+// the unwind tables say. Top down: C keeps a frame pointer and an integer
+// local at %rbp - 8; B (no frame pointer) leaves %rbp alone; A (no frame
+// pointer) saved its caller's %rbp at CFA - 16 and uses %rbp for a stack
+// address of its own; the asking function was called by A.
+struct FramePointerFree : ::testing::Test {
+  static constexpr uintptr_t kRaIntoA = 0x4000, kRaIntoB = 0x5000,
+                             kRaIntoC = 0x6000;
+  Stack old_stack = allocate_stack(4096);
+  Stack new_stack = allocate_stack(8192);
+  FakeLookup lookup;
+  copystack_frame_map a_map, b_map, c_map;
+  FrameInfo a, b, c;
+  static inline const copystack_object c_objects[] = {
+      {0, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
+  };
+  static void c_resolve(int32_t *out) { out[0] = -8; }
+  uintptr_t hi = 0, rbp_c = 0, cfa_b = 0, cfa_a = 0, ra_slot = 0, regs = 0;
+
+  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
+  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
+  uintptr_t &at_new(uintptr_t a) {
+    return *reinterpret_cast<uintptr_t *>(moved(a));
+  }
+
+  void SetUp() override {
+    copystack_test::fill_map(a_map, {"a", nullptr, nullptr, nullptr, 0, 0, 0,
+                                     0});
+    copystack_test::fill_map(b_map, {"b", nullptr, nullptr, nullptr, 0, 0, 0,
+                                     0});
+    copystack_test::fill_map(c_map,
+                             {"c", c_resolve, c_objects, nullptr, 1, 1, 0, 0});
+    a.map = &a_map, b.map = &b_map, c.map = &c_map;
+    flatten_words(a), flatten_words(b), flatten_words(c);
+    hi = old_stack.hi;
+    rbp_c = hi - 64;
+    cfa_b = rbp_c - 16; // C's %rsp at its call of B
+    cfa_a = cfa_b - 32;
+    ra_slot = cfa_a - 48;
+    regs = ra_slot - 16;
+    b.sp_cfa = 32;
+    a.sp_cfa = static_cast<uint32_t>(cfa_a - (ra_slot + 8));
+    a.rbp_slot = -16;
+    lookup.frames[kRaIntoA] = &a;
+    lookup.frames[kRaIntoB] = &b;
+    lookup.frames[kRaIntoC] = &c;
+
+    memset(reinterpret_cast<void *>(old_stack.lo), 0, old_stack.size());
+    at_old(rbp_c) = 0;             // the task's first frame
+    at_old(rbp_c + 8) = kTerminal;
+    at_old(rbp_c - 8) = hi - 200;  // C's integer local: stays
+    at_old(cfa_b - 8) = kRaIntoC;  // B's return address
+    at_old(cfa_b - 16) = hi - 300; // B's spill: range-checked
+    at_old(cfa_a - 8) = kRaIntoB;
+    at_old(cfa_a - 16) = rbp_c;    // A saved C's %rbp (B left it alone)
+    at_old(cfa_a - 24) = hi - 400; // A's spill
+    at_old(ra_slot) = kRaIntoA;
+    at_old(regs) = hi - 950;       // %rbp: A's own stack address
+  }
+  void TearDown() override {
+    release_stack(old_stack);
+    release_stack(new_stack);
+  }
+
+  Relocator relocate(bool verify) {
+    size_t used = hi - regs;
+    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
+    Relocator rel(old_stack, new_stack, lookup, kTerminal);
+    if (verify)
+      rel.enable_verify(moved(regs));
+    rel.set_copy_chunk(8);
+    rel.copy(new_stack.hi - used, regs, used);
+    WalkStart ws;
+    ws.regs.rbp = &at_new(regs);
+    ws.ra_slot = &at_new(ra_slot);
+    ws.known_lo = moved(regs);
+    ws.known_hi = moved(ra_slot);
+    rel.run(ws);
+    return rel;
+  }
+};
+
+TEST_F(FramePointerFree, WalksByTheCfaRules) {
+  Relocator rel = relocate(false);
+  EXPECT_EQ(rel.frames(), 3u);
+  EXPECT_EQ(at_new(rbp_c - 8), hi - 200); // C found: its integer put back
+  EXPECT_EQ(at_new(cfa_b - 16), moved(hi - 300));
+  EXPECT_EQ(at_new(cfa_a - 16), moved(rbp_c));
+  EXPECT_EQ(at_new(cfa_a - 24), moved(hi - 400));
+  EXPECT_EQ(at_new(regs), moved(hi - 950));
+  EXPECT_EQ(at_new(cfa_a - 8), kRaIntoB);
+}
+
+TEST_F(FramePointerFree, VerifySeesEveryWordOwned) {
+  testing::internal::CaptureStderr();
+  Relocator rel = relocate(true);
+  unsigned reports = rel.report_unrelocated();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(reports, 0u) << err;
+  EXPECT_EQ(rel.frames(), 3u);
+}
+
+// The %rbp chain alone would take A's own %rbp for a frame pointer.
+TEST_F(FramePointerFree, ARuleSaysWhereTheCallersFramePointerIs) {
+  a.rbp_slot = 0;
+  EXPECT_DEATH(relocate(false), "a frame pointer is out of order");
 }
 
 } // namespace

@@ -219,8 +219,10 @@ running task's by its thread."""
     @staticmethod
     def _backtrace_compacted(layout, task):
         """A compacted task's frames are bytes in a heap block until it runs
-        again: gdb cannot unwind them, so walk their frame-pointer chain
-        here, reading each frame from the block."""
+        again: gdb cannot unwind them. In a live process the runtime walks
+        them (by the unwind tables' rules, as its task dump does); in a
+        core file, where gdb cannot call it, their frame-pointer chain is
+        walked here (functions without a frame pointer are missing)."""
         sp = _u64(task + layout.task_sp)
         used = _compacted_used(layout, task)
         hi = _u64(task + layout.task_stack_hi)
@@ -228,6 +230,18 @@ running task's by its thread."""
         shift = sp - lo
         gdb.write("task %d is compacted: %d bytes of frames wait in a heap "
                   "block until it runs\n" % (_u64(task + layout.task_id), used))
+        try:
+            n = int(gdb.parse_and_eval(
+                "__copystack_debug_frames((const void *)%d)" % task))
+            base = int(gdb.parse_and_eval(
+                "(unsigned long)&__copystack_debug_pcs"))
+            pcs = [_u64(base + 8 * i) for i in range(n)]
+        except gdb.error:
+            pcs = None
+        if pcs is not None:
+            for n, pc in enumerate(pcs):
+                gdb.write("#%-3d %#018x in %s\n" % (n, pc, _symbol(pc)))
+            return
         pc = _u64(sp + 48)
         fp = _u64(sp + 40)
         end = int(gdb.parse_and_eval(

@@ -27,8 +27,8 @@ namespace {
 // Otherwise the API function's own return address.
 uintptr_t caller_pc(void *return_address, void *frame) {
   const Thread &th = __copystack_thread;
-  uintptr_t pc, fp;
-  if (th.task && foreign_caller(th, &pc, &fp))
+  uintptr_t pc, sp, fp;
+  if (th.task && foreign_caller(th, &pc, &sp, &fp))
     return pc;
   auto *ra = static_cast<const uint8_t *>(return_address);
   if ((ra[0] == 0x5d || ra[0] == 0xc9) && ra[1] == 0xc3 && frame)

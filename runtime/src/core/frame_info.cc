@@ -210,22 +210,45 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
     delete fi;
     return nullptr;
   }
-  if (st.cfa_reg != kDwRbp || st.cfa_off != 16 ||
-      st.saved[kDwRbp] != -16) {
-    *why = "the call site's frame is not %rbp-based (CFA != %rbp + 16)";
+  if (st.cfa_reg == kDwRbp) {
+    if (st.cfa_off != 16 || st.saved[kDwRbp] != -16) {
+      *why = "the call site's frame is %rbp-based but not CFA = %rbp + 16 "
+             "with the caller's %rbp at %rbp";
+      delete fi;
+      return nullptr;
+    }
+  } else if (st.cfa_reg == kDwRsp && st.cfa_off >= 8 && !(st.cfa_off & 7)) {
+    // No frame pointer: the map must describe no locals (their offsets
+    // are from %rbp); the arguments' offsets are from CFA - 16 anyway.
+    for (uint32_t i = 0; i < map->nobjects; ++i)
+      if (!(copystack_map_objects(map)[i].flags &
+            (COPYSTACK_OBJF_ARGUMENT | COPYSTACK_OBJF_OUTGOING))) {
+        *why = "the call site's frame keeps no frame pointer, but its map "
+               "describes locals at offsets from %rbp";
+        delete fi;
+        return nullptr;
+      }
+    if (st.saved[kDwRbp] &&
+        (st.saved[kDwRbp] > -16 || st.saved[kDwRbp] < -st.cfa_off ||
+         (st.saved[kDwRbp] & 7))) {
+      *why = "the call site's frame saved %rbp outside its own words";
+      delete fi;
+      return nullptr;
+    }
+    fi->sp_cfa = static_cast<uint32_t>(st.cfa_off);
+    fi->rbp_slot = static_cast<int32_t>(st.saved[kDwRbp]);
+  } else {
+    *why = "the call site's CFA rule is neither %rbp + 16 nor %rsp + a "
+           "whole number of words";
     delete fi;
     return nullptr;
   }
-  const unsigned regs[kNumCsr] = {kDwRbx, kDwR12, kDwR12 + 1, kDwR12 + 2,
-                                  kDwR12 + 3};
-  for (int i = 0; i < kNumCsr; ++i)
-    fi->csr_offset[i] = static_cast<int32_t>(st.saved[regs[i]]);
   flatten_words(*fi);
   return fi;
 }
 
 bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
-                 uintptr_t hi, UnwindStep *out) {
+                 uintptr_t hi, UnwindStep *out, intptr_t shift) {
   const char *why = nullptr;
   const uint8_t *fde_ptr = find_fde(pc, &why);
   Fde fde;
@@ -243,6 +266,9 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
   auto on_stack = [lo, hi](uintptr_t a) {
     return a >= lo && a < hi && hi - a >= 8 && !(a & 7);
   };
+  auto read = [shift](uintptr_t a) {
+    return *reinterpret_cast<const uintptr_t *>(a + shift);
+  };
   if (!on_stack(cfa - 8))
     return false;
   uintptr_t caller = rbp; // unless this function saved it
@@ -250,9 +276,9 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
     uintptr_t at = cfa + st.saved[kDwRbp];
     if (!on_stack(at))
       return false;
-    caller = *reinterpret_cast<const uintptr_t *>(at);
+    caller = read(at);
   }
-  out->ret = *reinterpret_cast<const uintptr_t *>(cfa - 8);
+  out->ret = read(cfa - 8);
   out->rbp = caller;
   out->cfa = cfa;
   out->by_rsp = st.cfa_reg == kDwRsp;
@@ -260,20 +286,15 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
 }
 
 bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
-                       uintptr_t *pc, uintptr_t *caller_pc, uintptr_t *fp) {
+                       uintptr_t *pc, uintptr_t *sp, uintptr_t *fp) {
   const auto *uc = static_cast<const ucontext_t *>(uctx);
-  auto sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-  *pc = *caller_pc = *fp = 0;
-  if (sp < lo || sp >= hi)
+  auto rsp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  *pc = *sp = *fp = 0;
+  if (rsp < lo || rsp >= hi)
     return false;
-  auto at = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-  *pc = at + 1;
+  *pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]) + 1;
+  *sp = rsp;
   *fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
-  UnwindStep up;
-  if (unwind_step(at, sp, *fp, lo, hi, &up)) {
-    *caller_pc = up.ret;
-    *fp = up.rbp;
-  }
   return true;
 }
 

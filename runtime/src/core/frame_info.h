@@ -23,15 +23,23 @@ enum Csr { kRbx, kR12, kR13, kR14, kR15, kNumCsr };
 struct FrameInfo {
   uintptr_t entry = 0;
   const copystack_frame_map *map = nullptr;
-  // Offset from the frame's CFA (%rbp + 16) of each callee-saved register
-  // the function saved, or 0 if it did not save it.
-  int32_t csr_offset[kNumCsr] = {0, 0, 0, 0, 0};
+  // Call sites only: the frame's CFA (its caller's %rsp after the return)
+  // by the unwind tables' rule at the call. sp_cfa 0: %rbp + 16, the
+  // caller's %rbp saved at %rbp (a function with a frame pointer).
+  // Otherwise the CFA is the callee's CFA (this frame's %rsp after the
+  // call returns) + sp_cfa, and rbp_slot is where, from the CFA, the
+  // function saved its caller's %rbp (0: it did not, %rbp is still the
+  // caller's). Only functions whose maps describe no locals (their
+  // offsets are from %rbp) keep no frame pointer (passes/Attributes.cpp).
+  uint32_t sp_cfa = 0;
+  int32_t rbp_slot = 0;
   // Call sites only, for the relocator: the words of the frame its map
   // knows hold no pointer (NO_POINTERS objects, the unmarked words of BITMAP
-  // objects), as runs of consecutive words at offsets from %rbp, in
-  // ascending order. Every other word of the frame is range-checked: the
-  // map's pointer words, callee-saved register slots, and the register
-  // allocator's spill slots (docs/maps.md, "Values live across calls").
+  // objects), as runs of consecutive words at offsets from CFA - 16 (%rbp
+  // where the function keeps a frame pointer), in ascending order. Every
+  // other word of the frame is range-checked: the map's pointer words,
+  // callee-saved register slots, and the register allocator's spill slots
+  // (docs/maps.md, "Values live across calls").
   struct Run {
     int32_t offset;
     uint32_t words;
@@ -60,8 +68,9 @@ struct FrameInfo {
 void flatten_words(FrameInfo &fi);
 
 // Looks up the frame a call site belongs to. The function must be
-// instrumented and its CFA at that call site must be %rbp + 16 (frame
-// pointers are forced by the pass); otherwise returns null and sets *why.
+// instrumented, and its CFA at that call site %rbp + 16 with the caller's
+// %rbp below it, or %rsp-based in a function whose map describes no
+// locals; otherwise returns null and sets *why.
 const FrameInfo *frame_info_for_call_site(uintptr_t return_address,
                                           const char **why);
 
@@ -72,31 +81,28 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why);
 // One frame up from the function stopped at pc (an address inside the
 // instruction it stopped at or the call it made), whose %rsp and %rbp there
 // were sp and rbp, by the unwind tables' CFA rule at pc: its return
-// address, its caller's %rbp, its CFA, and whether the rule is %rsp-based
-// (the function keeps no frame pointer there: the %rbp chain would skip
-// from it to its caller's caller). False where the tables have no rule
-// this reader follows or the frame is not on [lo, hi). Reads only (no
-// allocation, no lock): for signal handlers.
+// address, its caller's %rbp, its CFA (the caller's %rsp after the return),
+// and whether the rule is %rsp-based (the function keeps no frame pointer
+// there). False where the tables have no rule this reader follows or the
+// frame is not on [lo, hi). The words of [lo, hi) are read at shift bytes
+// from their addresses (a compacted task's block). Reads only (no
+// allocation, no lock): for signal handlers and dumps.
 struct UnwindStep {
   uintptr_t ret, rbp, cfa;
   bool by_rsp;
 };
 bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
-                 uintptr_t hi, UnwindStep *out);
+                 uintptr_t hi, UnwindStep *out, intptr_t shift = 0);
 
 // Where a task dump starts when a signal interrupted a task on its stack
 // [lo, hi) (uctx: the handler's ucontext_t): *pc is the interrupted pc + 1
-// (dumps take pcs as return addresses), *caller_pc the return address and
-// *fp the caller's %rbp, by the unwind tables' rule at the pc. A function
-// that keeps no frame pointer (a leaf that calls nothing, a libc function
-// called in place) leaves %rbp to its caller, whose own return address the
-// %rbp chain would give next: without the rule its caller is missing from
-// the dump. Where the tables have no rule this reader follows, *caller_pc
-// is 0 and *fp the interrupted %rbp (the chain is all there is). False, and
-// all three 0, when %rsp is not on [lo, hi). Reads only (no allocation, no
-// lock): for signal handlers.
+// (dumps take pcs as return addresses, and look up the rule at pc - 1),
+// *sp and *fp the interrupted %rsp and %rbp; the dump's walk goes on by the
+// unwind tables' rules (a leaf, a libc function in place, a function
+// without a frame pointer leaves %rbp to its caller). False, and all three
+// 0, when %rsp is not on [lo, hi). Reads only: for signal handlers.
 bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
-                       uintptr_t *pc, uintptr_t *caller_pc, uintptr_t *fp);
+                       uintptr_t *pc, uintptr_t *sp, uintptr_t *fp);
 
 // The map of an instrumented function from its entry, or null. Resolves the
 // escaped offsets the first time.

@@ -67,13 +67,14 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
 }
 
 // Go's "goroutine stack exceeds limit". The task dump starts at the
-// asking function (its frame is not built yet: its caller's return address
-// and %rbp are in the block).
+// asking function, stopped in its prologue's call of __morestack (its
+// %rsp after that call returns is the address of the block's caller_ret,
+// its %rbp the block's).
 [[noreturn]] void over_limit(Task *t, const MoreStackBlock *blk, size_t want,
                              size_t max, const char *fn, size_t frame,
                              size_t live) {
   char a[32], b[32], name[512];
-  fatal_at(blk->ret, blk->caller_ret, blk->rbp,
+  fatal_at(blk->ret, reinterpret_cast<uintptr_t>(&blk->caller_ret), blk->rbp,
            "stack of task %lu would grow to %s, over the maximum stack size "
            "of %s, when %s asked for a %zu-byte frame with %zu bytes of "
            "frames live (copystack_set_max_stack() or COPYSTACK_MAX_STACK "

@@ -218,19 +218,19 @@ void Relocator::reg_save_area(uintptr_t va_list) {
     adjust(reinterpret_cast<uintptr_t *>(rsa) + i);
 }
 
-// The copy range-checked every word of the frame [lo, rbp): the map's
+// The copy range-checked every word of the frame [lo, base): the map's
 // pointer words, the callee-saved register slots, and whatever the
 // register allocator spilled there (docs/maps.md, "Values live across
-// calls"). The words its map knows hold no pointer (skip: runs from %rbp,
-// ascending) get their values back.
-void Relocator::frame_words(uintptr_t lo, uintptr_t rbp,
+// calls"). The words its map knows hold no pointer (skip: runs from base,
+// CFA - 16, ascending) get their values back.
+void Relocator::frame_words(uintptr_t lo, uintptr_t base,
                             const FrameInfo::Run *skip, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
-    uintptr_t s = rbp + skip[i].offset, e = s + 8 * skip[i].words;
+    uintptr_t s = base + skip[i].offset, e = s + 8 * skip[i].words;
     if (s < lo)
       s = lo;
-    if (e > rbp)
-      e = rbp;
+    if (e > base)
+      e = base;
     restore_span(s, e);
   }
 }
@@ -322,7 +322,9 @@ void Relocator::run(const WalkStart &s) {
         object(s.asker_cfa - 16, s.asker_cfa, objects[i], m);
   }
 
-  // 3. The frames, innermost first, through the %rbp chain. The loop keeps
+  // 3. The frames, innermost first, each by its CFA rule at the call site
+  // (FrameInfo::sp_cfa): through the %rbp chain where functions keep frame
+  // pointers, by fixed distances where they do not. The loop keeps
   // its state in locals: the frames' words are written through plain
   // uintptr_t pointers, so the compiler would otherwise reload every member
   // after each store, and a deep recursion's frames (plain, one call site)
@@ -357,28 +359,43 @@ void Relocator::run(const WalkStart &s) {
       last_ra = ra;
       last_fi = fi;
     }
-    if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
-      broken("a frame pointer is out of order", rbp);
-    uintptr_t cfa = rbp + 16;
+    // The frame's CFA by its rule at the call: %rbp + 16, or (no frame
+    // pointer) a fixed distance above the callee's CFA.
+    uintptr_t cfa;
+    if (!fi->sp_cfa) {
+      if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
+        broken("a frame pointer is out of order", rbp);
+      cfa = rbp + 16;
+    } else {
+      cfa = frame_lo + fi->sp_cfa;
+      if (cfa > hi)
+        broken("a frame's CFA (no frame pointer) lies above the stack", cfa);
+    }
+    const uintptr_t base = cfa - 16; // %rbp, with a frame pointer
     ensure(cfa); // the frame's words and the link to the next
     ++nframes;
     // The copy did all a frame needs unless its map knows integers or
     // names memory off the frame (most frames of a deep recursion).
     if (!fi->plain || verify_) {
       if (verify_)
-        frames_.push_back(Frame{frame_lo, cfa, fi->name(), rbp});
-      frame_words(frame_lo, rbp, fi->skip, fi->nskip);
+        frames_.push_back(Frame{frame_lo, cfa, fi->name(), base});
+      frame_words(frame_lo, base, fi->skip, fi->nskip);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
-        jmpbuf(rbp + fi->jmpbufs[i]);
+        jmpbuf(base + fi->jmpbufs[i]);
       for (uint32_t i = 0; i < fi->nvalists; ++i)
-        valist(rbp + fi->valists[i]);
+        valist(base + fi->valists[i]);
       for (uint32_t i = 0; i < fi->nregsaves; ++i)
-        reg_save_area(rbp + fi->regsaves[i]);
+        reg_save_area(base + fi->regsaves[i]);
       known(frame_lo, cfa - frame_lo);
     }
-    ra_slot = reinterpret_cast<uintptr_t *>(rbp + 8);
+    ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
     frame_lo = cfa;
-    rbp = *reinterpret_cast<uintptr_t *>(rbp);
+    // The caller's %rbp: saved at %rbp, or where the function without a
+    // frame pointer saved it, or (it did not) still in the register.
+    if (!fi->sp_cfa)
+      rbp = *reinterpret_cast<uintptr_t *>(base);
+    else if (fi->rbp_slot)
+      rbp = *reinterpret_cast<uintptr_t *>(cfa + fi->rbp_slot);
   }
   last_ra_ = last_ra;
   last_fi_ = last_fi;

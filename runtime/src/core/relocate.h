@@ -9,7 +9,9 @@
 //   1. the asking function's argument registers that are not pointers (its
 //      map's gpr_mask), and the vector registers unless they carry pointers;
 //   2. its incoming stack arguments that are not pointers;
-//   3. for every frame up to the task's entry, through the %rbp chain: the
+//   3. for every frame up to the task's entry, each found by its CFA rule
+//      at the call site (the %rbp chain, or fixed %rsp distances in
+//      functions without a frame pointer, frame_info.h): the
 //      words of its map's NO_POINTERS objects and the unmarked words of its
 //      BITMAP objects; and it follows the slots that name memory off the
 //      frame (a jmp_buf, a va_list, a register save area) to relocate
@@ -98,7 +100,7 @@ private:
   struct Frame {
     uintptr_t lo, cfa; // [lo, cfa): the words the frame owns
     const char *name;
-    uintptr_t rbp;
+    uintptr_t base; // CFA - 16: %rbp, with a frame pointer
   };
 
   Stack old_, new_;
@@ -148,7 +150,7 @@ private:
   void mark_known(uintptr_t addr, size_t bytes);
   void object(uintptr_t rbp, uintptr_t frame_lo, const copystack_object &o,
               const copystack_frame_map &map);
-  void frame_words(uintptr_t lo, uintptr_t rbp, const FrameInfo::Run *skip,
+  void frame_words(uintptr_t lo, uintptr_t base, const FrameInfo::Run *skip,
                    uint32_t n);
   void reg_save_area(uintptr_t va_list);
   void jmpbuf(uintptr_t slot);

@@ -35,12 +35,12 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   san::SignalScope scope;
   // The task dump starts at the faulting instruction, when the fault is on
   // the task's own stack (frame_info.h interrupted_start).
-  uintptr_t dump_pc = 0, dump_caller = 0, dump_fp = 0;
+  uintptr_t dump_pc = 0, dump_sp = 0, dump_fp = 0;
   if (th.task)
-    interrupted_start(uctx, th.task_lo, th.task_hi, &dump_pc, &dump_caller,
+    interrupted_start(uctx, th.task_lo, th.task_hi, &dump_pc, &dump_sp,
                       &dump_fp);
   if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
-    fatal_at(dump_pc, dump_caller, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
+    fatal_at(dump_pc, dump_sp, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
           "[%#lx, %#lx) at %#lx: code without a prologue check used more "
           "than the %d-byte guard",
           Demangled(symbol_name(pc)).str(), (unsigned long)pc,
@@ -62,7 +62,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
     for (const auto &r : kRegs) {
       auto v = static_cast<uint64_t>(uc->uc_mcontext.gregs[r.reg]);
       if (v >> 32 == kHigh)
-        fatal_at(dump_pc, dump_caller, dump_fp,
+        fatal_at(dump_pc, dump_sp, dump_fp,
                  "verify: %s (pc %#lx) used %%%s = %#lx, verify mode's "
                  "poison, as an address: a value read from a stack a task "
                  "left when its stack was copied (through a pointer the "
@@ -73,7 +73,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   }
   char what[256];
   if (describe_fenced_address(addr, what, sizeof what))
-    fatal_at(dump_pc, dump_caller, dump_fp,
+    fatal_at(dump_pc, dump_sp, dump_fp,
              "verify: %s (pc %#lx) used a pointer the relocation missed: %s",
           Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
   // Not ours: let the fault happen again under the previous disposition.

@@ -14,7 +14,7 @@ namespace copystack_rt {
 
 // sched/dump.cc: prints the tasks for a fatal error. Weak: a program (a
 // unit test) that links no task code has none to print.
-void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t caller_pc,
+void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
                           uintptr_t fp) __attribute__((weak));
 
 namespace {
@@ -54,7 +54,7 @@ void write_fd(int fd, const char *buf, unsigned long n) {
 void set_traceback_level(int level) { g_level.store(level); }
 int traceback_level() { return g_level.load(); }
 
-void die(const char *line, int level, uintptr_t pc, uintptr_t caller_pc,
+void die(const char *line, int level, uintptr_t pc, uintptr_t sp,
          uintptr_t fp) {
   if (t_dying) // a fault while dumping: the message is out, stop now
     _exit(kFatalExitStatus);
@@ -66,7 +66,7 @@ void die(const char *line, int level, uintptr_t pc, uintptr_t caller_pc,
   if (level < 0)
     level = g_level.load();
   if (level > 0 && dump_tasks_for_fatal)
-    dump_tasks_for_fatal(level, pc, caller_pc, fp);
+    dump_tasks_for_fatal(level, pc, sp, fp);
   san::ending_process();
   if (level >= 3)
     abort();
@@ -74,13 +74,13 @@ void die(const char *line, int level, uintptr_t pc, uintptr_t caller_pc,
 }
 
 // fatal and fatal_at: the message, then die() from where the error is.
-[[noreturn]] static void vfatal_at(uintptr_t pc, uintptr_t caller_pc,
+[[noreturn]] static void vfatal_at(uintptr_t pc, uintptr_t sp,
                                    uintptr_t fp, const char *fmt,
                                    va_list ap) {
   char buf[1024];
   size_t len;
   format(buf, sizeof buf, &len, "copystack: fatal: ", fmt, ap);
-  die(buf, -1, pc, caller_pc, fp);
+  die(buf, -1, pc, sp, fp);
 }
 
 void fatal(const char *fmt, ...) {
@@ -89,11 +89,11 @@ void fatal(const char *fmt, ...) {
   vfatal_at(0, 0, 0, fmt, ap);
 }
 
-void fatal_at(uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
+void fatal_at(uintptr_t pc, uintptr_t sp, uintptr_t fp,
               const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vfatal_at(pc, caller_pc, fp, fmt, ap);
+  vfatal_at(pc, sp, fp, fmt, ap);
 }
 
 void report(const char *fmt, ...) {

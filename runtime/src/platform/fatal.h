@@ -24,19 +24,19 @@ constexpr int kFatalExitStatus = 2;
     __attribute__((format(printf, 1, 2)));
 
 // The same, when the failing task's frames do not start at a foreign call
-// (a growth that went over the limit): the innermost frame's pc, its
-// caller's return address (or 0) and the frame pointer of the frame that
-// return address belongs to (of pc's own frame when caller_pc is 0).
-[[noreturn]] void fatal_at(uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
+// (a growth that went over the limit, a fault): the innermost frame's pc
+// (a return address, or an interrupted pc + 1), and its %rsp and %rbp
+// there; the dump walks on by the unwind tables' rules.
+[[noreturn]] void fatal_at(uintptr_t pc, uintptr_t sp, uintptr_t fp,
                            const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 // Prints line exactly (Go's own wording: "fatal error: all tasks are
 // asleep - deadlock!", "SIGQUIT: quit"), then the dump at `level` or the
-// configured one (level < 0), and ends the program. pc, caller_pc and fp
+// configured one (level < 0), and ends the program. pc, sp and fp
 // as for fatal_at (all 0: the failing task, if any, is in a foreign call).
 [[noreturn]] void die(const char *line, int level, uintptr_t pc,
-                      uintptr_t caller_pc, uintptr_t fp);
+                      uintptr_t sp, uintptr_t fp);
 
 // Prints "copystack: <message>" to stderr (for verify reports and traces).
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -86,19 +86,21 @@ static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
 static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");
 
 // While th is in a foreign call from a task: the instrumented caller's
-// return address and frame pointer. switch.S's frames, from foreign_sp up:
-// on_thread_stack's saved %rbp (the trampoline's frame pointer F) and its
-// return address; at F, the task's %rbp and the return address into the
-// caller.
-inline bool foreign_caller(const Thread &th, uintptr_t *pc, uintptr_t *fp) {
-  uintptr_t sp = th.foreign_sp;
-  if (!sp || sp < th.task_lo || sp + 16 > th.task_hi)
+// return address, its %rsp after the return, and its %rbp. switch.S's
+// frames, from foreign_sp up: on_thread_stack's saved %rbp (the
+// trampoline's frame pointer F) and its return address; at F, the task's
+// %rbp and the return address into the caller.
+inline bool foreign_caller(const Thread &th, uintptr_t *pc, uintptr_t *sp,
+                           uintptr_t *fp) {
+  uintptr_t at = th.foreign_sp;
+  if (!at || at < th.task_lo || at + 16 > th.task_hi)
     return false;
-  uintptr_t f = *reinterpret_cast<const uintptr_t *>(sp);
-  if (f < sp || f + 16 > th.task_hi)
+  uintptr_t f = *reinterpret_cast<const uintptr_t *>(at);
+  if (f < at || f + 16 > th.task_hi)
     return false;
   *fp = reinterpret_cast<const uintptr_t *>(f)[0];
   *pc = reinterpret_cast<const uintptr_t *>(f)[1];
+  *sp = f + 16;
   return true;
 }
 

@@ -81,75 +81,55 @@ void add(Frames &f, uintptr_t pc) {
     ++f.more;
 }
 
-// pc, then caller_pc (if any), then the %rbp chain from fp, staying inside
-// [lo, hi) and going up. The words of [lo, hi) are read at shift bytes from
-// their addresses (a compacted task's block; else 0).
-void walk(Frames &f, uintptr_t pc, uintptr_t caller_pc, uintptr_t fp,
-          uintptr_t lo, uintptr_t hi, intptr_t shift = 0) {
+// From pc (a return address, or an interrupted pc + 1), whose frame's
+// %rsp and %rbp there are sp and fp, up the task's frames, staying inside
+// [lo, hi): each frame by the unwind tables' CFA rule at its pc - 1
+// (frame_info.h unwind_step), as the relocation walks them; where the
+// tables have no rule this reader follows, that frame is taken as one
+// with a frame pointer (fp: the caller's %rbp, then the return address).
+// The words of [lo, hi) are read at shift bytes from their addresses (a
+// compacted task's block; else 0).
+void walk(Frames &f, uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t lo,
+          uintptr_t hi, intptr_t shift = 0) {
   const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
-  if (!pc || pc == end)
-    return;
-  add(f, pc);
-  if (caller_pc) {
-    if (caller_pc == end)
+  for (uint64_t guard = 0; guard < (uint64_t(1) << 24); ++guard) {
+    if (!pc || pc == end)
       return;
-    add(f, caller_pc);
-  }
-  for (uint64_t guard = 0; guard < (uint64_t(1) << 26); ++guard) {
-    if (fp < lo || fp + 16 > hi || (fp & 7))
+    add(f, pc);
+    UnwindStep up;
+    if (unwind_step(pc - 1, sp, fp, lo, hi, &up, shift)) {
+      if (up.cfa <= sp)
+        return; // frames only go up
+      pc = up.ret, sp = up.cfa, fp = up.rbp;
+      continue;
+    }
+    if (fp < lo || fp + 16 > hi || (fp & 7) || fp + 16 <= sp)
       return;
-    auto *frame = reinterpret_cast<const uintptr_t *>(fp + shift);
-    uintptr_t ret = frame[1];
-    if (!ret || ret == end)
-      return;
-    add(f, ret);
-    if (frame[0] <= fp)
-      return;
-    fp = frame[0];
+    const auto *frame = reinterpret_cast<const uintptr_t *>(fp + shift);
+    pc = frame[1], sp = fp + 16, fp = frame[0];
   }
 }
 
 // A task the monitor preempted: the stub's frame (stub_fp, its %rbp) holds
 // the return address into the code that called it, and that code's %rbp.
-// The %rbp chain alone would skip a frame there: the caller of a function
-// that keeps no frame pointer (a loop poll of a function that calls
-// nothing else, LoopPolls.h), or of one stopped at its prologue through
-// __morestack, before it pushed %rbp. The unwind tables' rules take the
-// first few frames (the code that called the stub; __morestack and the
-// function whose prologue called it), the chain the rest. False where the
-// first has no rule (the chain alone then, as for any task).
-bool walk_preempted(Frames &f, uintptr_t stub_fp, uintptr_t lo,
+void walk_preempted(Frames &f, uintptr_t stub_fp, uintptr_t lo,
                     uintptr_t hi) {
   if (stub_fp < lo || stub_fp + 16 > hi || (stub_fp & 7))
-    return false;
+    return;
   const auto *stub = reinterpret_cast<const uintptr_t *>(stub_fp);
-  uintptr_t pc = stub[1], sp = stub_fp + 16, rbp = stub[0];
-  UnwindStep up;
-  if (!unwind_step(pc - 1, sp, rbp, lo, hi, &up))
-    return false;
   add(f, reinterpret_cast<uintptr_t>(__copystack_preempt_resume));
-  const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
-  for (int i = 0; i < 3; ++i) {
-    if (up.cfa <= sp || !up.ret || up.ret == end)
-      break;
-    add(f, pc);
-    pc = up.ret, sp = up.cfa, rbp = up.rbp;
-    if (!unwind_step(pc - 1, sp, rbp, lo, hi, &up))
-      break;
-  }
-  walk(f, pc, 0, rbp, lo, hi);
-  return true;
+  walk(f, stub[1], stub_fp + 16, stub[0], lo, hi);
 }
 
 // A suspended (held) task: from its switch frame. A compacted task's
 // frames are in its block (core/copy.h), which stands for the top of the
-// old range its frame pointers name.
+// old range its saved stack addresses name.
 void walk_suspended(Frames &f, const Task *t) {
   const auto *sf = reinterpret_cast<const SwitchFrame *>(t->sp);
   if (t->compacted) {
     size_t used = compacted_used(t);
-    uintptr_t lo = t->stack.hi - used;
-    walk(f, sf->ret, 0, sf->rbp, lo, t->stack.hi,
+    uintptr_t lo = t->stack.hi - used; // where the switch frame stood
+    walk(f, sf->ret, lo + sizeof(SwitchFrame), sf->rbp, lo, t->stack.hi,
          static_cast<intptr_t>(t->sp - lo));
     return;
   }
@@ -162,22 +142,20 @@ void walk_suspended(Frames &f, const Task *t) {
                   : sf->r13;
     return;
   }
-  if (sf->ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume) &&
-      walk_preempted(f, sf->rbp, t->stack.lo, t->stack.hi))
+  if (sf->ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume)) {
+    walk_preempted(f, sf->rbp, t->stack.lo, t->stack.hi);
     return;
-  walk(f, sf->ret, 0, sf->rbp, t->stack.lo, t->stack.hi);
+  }
+  walk(f, sf->ret, t->sp + sizeof(SwitchFrame), sf->rbp, t->stack.lo,
+       t->stack.hi);
 }
 
 // The failing thread's own task, running now.
-void walk_current(Frames &f, const Thread &th, uintptr_t pc,
-                  uintptr_t caller_pc, uintptr_t fp) {
-  if (pc) {
-    walk(f, pc, caller_pc, fp, th.task_lo, th.task_hi);
-  } else {
-    uintptr_t ret, rbp;
-    if (foreign_caller(th, &ret, &rbp))
-      walk(f, ret, 0, rbp, th.task_lo, th.task_hi);
-  }
+void walk_current(Frames &f, const Thread &th, uintptr_t pc, uintptr_t sp,
+                  uintptr_t fp) {
+  if (!pc && !foreign_caller(th, &pc, &sp, &fp))
+    return;
+  walk(f, pc, sp, fp, th.task_lo, th.task_hi);
 }
 
 // ---- symbols ---------------------------------------------------------------------
@@ -609,7 +587,25 @@ void visit(Task *t, void *arg) {
 
 } // namespace
 
-void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t caller_pc,
+// For the gdb script (tools/gdb/copystack_gdb.py, "copystack task ID
+// bt"): the frames of a compacted task, as the dump walks them (by the
+// unwind tables' rules, from the heap block), which gdb cannot unwind
+// itself. gdb calls it in the stopped process; it reads only.
+extern "C" {
+__attribute__((used, retain)) uintptr_t __copystack_debug_pcs[kMaxFrames];
+}
+extern "C" __attribute__((used, retain)) int
+__copystack_debug_frames(const void *task) {
+  const auto *t = static_cast<const Task *>(task);
+  Frames f;
+  if (t && t->compacted)
+    walk_suspended(f, t);
+  for (int i = 0; i < f.n; ++i)
+    __copystack_debug_pcs[i] = f.pc[i];
+  return f.n;
+}
+
+void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
                           uintptr_t fp) {
   const Thread &th = __copystack_thread;
   // Room for 8M held tasks: address space, touched as used.
@@ -621,7 +617,7 @@ void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t caller_pc,
     d.cap = kHeldCap;
   static Frames current; // the dump runs once
   if (th.task)
-    walk_current(current, th, pc, caller_pc, fp);
+    walk_current(current, th, pc, sp, fp);
   g_syms.table =
       static_cast<Addr *>(map_bytes(sizeof(Addr) * 2 * kMaxAddrs));
   if (th.task)
@@ -645,14 +641,14 @@ void on_quit(int, siginfo_t *, void *uctx) {
   g_in_signal = true;
   san::SignalScope scope;
   const Thread &th = __copystack_thread;
-  uintptr_t pc = 0, caller_pc = 0, fp = 0;
+  uintptr_t pc = 0, sp = 0, fp = 0;
   // Interrupted on the task's own stack: start where it was.
   if (th.task && !th.foreign_sp)
-    interrupted_start(uctx, th.task_lo, th.task_hi, &pc, &caller_pc, &fp);
+    interrupted_start(uctx, th.task_lo, th.task_hi, &pc, &sp, &fp);
   int level = traceback_level();
   die("SIGQUIT: quit\n", level < kTracebackAll && level > 0 ? kTracebackAll
                                                              : level,
-      pc, caller_pc, fp);
+      pc, sp, fp);
 }
 
 } // namespace

@@ -10,14 +10,16 @@
 //       created by main at .../pipeline.c:31
 //
 // Frames: a suspended task's saved %rsp is a switch frame (core/copy.h
-// SwitchFrame) whose return address and %rbp start the walk; the running
-// task of the failing thread starts at its foreign call (or where a growth
-// stopped); every instrumented function that calls anything keeps a frame
-// pointer, so the walk follows the %rbp chain, checked against the task's
-// stack, up to __copystack_task_return. Where a signal interrupted the task
-// (verify mode's faults, SIGQUIT) the function at the interrupted
-// instruction may keep none (a leaf, a libc function in place): the unwind
-// tables' rule there gives its caller (frame_info.h interrupted_start). A task running on another thread is listed
+// SwitchFrame) whose return address, %rsp after it and %rbp start the
+// walk; the running task of the failing thread starts at its foreign call
+// (or where a growth stopped, or the instruction a signal interrupted).
+// Each frame is found by the unwind tables' CFA rule at its pc
+// (frame_info.h unwind_step), as the relocation finds them: functions
+// without a frame pointer (leaves, libc functions in place, functions
+// whose maps describe no locals) leave %rbp to their callers. Where the
+// tables have no rule this reader follows, that frame is taken as one
+// with a frame pointer. The walk stays on the task's stack and goes up to
+// __copystack_task_return. A task running on another thread is listed
 // without frames. Every task the dump looks at is held (task.h hold_task)
 // and never given back: the program is ending.
 //
@@ -34,9 +36,9 @@ namespace copystack_rt {
 
 // Prints the tasks to stderr at traceback level `level` (config.h
 // Traceback): the failing thread's task, whose innermost frames are pc,
-// caller_pc and fp (fatal.h fatal_at) or, all 0, its foreign call; then,
+// sp and fp (fatal.h fatal_at) or, all 0, its foreign call; then,
 // at kTracebackAll and above, every other task.
-void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t caller_pc,
+void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
                           uintptr_t fp);
 
 // SIGQUIT dumps every task and exits with status 2, as in Go; installed

@@ -1,9 +1,11 @@
-; An instrumented function gets LLVM's split-stack prologue, frame pointers,
-; unwind tables, and the 24-byte prefix: map offset, ABI version, magic,
-; and the sanitizers' word, int3 filler without them. A function that calls
-; nothing keeps no frame pointer: it is never on the %rbp chain the runtime
-; walks (frames are walked from call sites), and a leaf that needs no stack
-; then has no prologue check either.
+; An instrumented function gets LLVM's split-stack prologue, unwind tables,
+; and the 24-byte prefix: map offset, ABI version, magic, and the
+; sanitizers' word, int3 filler without them. It keeps a frame pointer
+; where its map describes locals (at %rbp offsets) or the user asked for
+; frame pointers, and calls something; otherwise none: the runtime walks
+; frames by their CFA rules. A function that calls nothing keeps none even
+; when asked: it is never walked (frames are walked from call sites), and a
+; leaf that needs no stack then has no prologue check either.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
@@ -15,12 +17,26 @@ define void @f() {
   ret void
 }
 
-; CHECK: define i32 @leaf(i32 %x) #[[LEAF:[0-9]+]] align 16 prefix
-define i32 @leaf(i32 %x) {
+; CHECK: define void @asked() #[[ASKED:[0-9]+]] align 16 prefix
+define void @asked() "frame-pointer"="all" {
+  call void @g()
+  ret void
+}
+
+; CHECK: define void @local() #[[ASKED]] align 16 prefix
+define void @local() {
+  %x = alloca i64
+  call void @h(ptr %x)
+  ret void
+}
+declare void @h(ptr)
+
+; CHECK: define i32 @leaf(i32 %x) #[[ATTRS]] align 16 prefix
+define i32 @leaf(i32 %x) "frame-pointer"="all" {
   %y = call i32 @llvm.ctpop.i32(i32 %x)
   ret i32 %y
 }
 declare i32 @llvm.ctpop.i32(i32)
 
-; CHECK: attributes #[[ATTRS]] = { nonlazybind uwtable "frame-pointer"="all" "no-realign-stack" "split-stack" }
-; CHECK: attributes #[[LEAF]] = { nonlazybind uwtable "frame-pointer"="none" "no-realign-stack" "split-stack" }
+; CHECK-DAG: attributes #[[ATTRS]] = { nonlazybind uwtable "frame-pointer"="none" "no-realign-stack" "split-stack" }
+; CHECK-DAG: attributes #[[ASKED]] = { nonlazybind uwtable "frame-pointer"="all" "no-realign-stack" "split-stack" }
