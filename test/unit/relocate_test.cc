@@ -256,7 +256,10 @@ struct FramePointerFree : ::testing::Test {
   Stack old_stack = allocate_stack(4096);
   Stack new_stack = allocate_stack(8192);
   FakeLookup lookup;
-  copystack_frame_map a_map, b_map, c_map;
+  // Static, as real maps are: their fields are 32-bit offsets to the
+  // name and the resolver, out of reach from a heap-allocated fixture
+  // (ThreadSanitizer's heap is far from the code).
+  static inline copystack_frame_map a_map, b_map, c_map;
   FrameInfo a, b, c;
   static inline const copystack_object c_objects[] = {
       {0, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
