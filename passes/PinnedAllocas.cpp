@@ -127,9 +127,6 @@ public:
       Remark(AI, "its size is known only at run time");
 
     BasicBlock &Entry = F.getEntryBlock();
-    Req = IRBuilder<>(&Entry, Entry.getFirstInsertionPt())
-              .CreateAlloca(StructType::get(C, {I64, I64, I64}), nullptr,
-                            "pin.req");
     BasicBlock *Home = &Entry;
     if (Dynamic.empty() && !HasEH && !HasSetjmp)
       Home = sinkTarget(Static);
@@ -187,7 +184,6 @@ private:
   const DataLayout &DL;
   Type *I64;
   PointerType *Ptr;
-  AllocaInst *Req = nullptr;
   Value *Mark = nullptr;
 
   // The address of the calling thread's __copystack_thread, recomputed at
@@ -207,41 +203,24 @@ private:
     return B.CreateConstGEP1_64(B.getInt8Ty(), Th, Offset);
   }
 
-  FunctionCallee runtime(StringRef Name) {
-    return M.getOrInsertFunction(Name,
-                                 FunctionType::get(Type::getVoidTy(C), {Ptr},
-                                                   false));
-  }
-
   // The runtime's entry (abi.h COPYSTACK_SYM_PIN_GROW/_RELEASE) makes the
   // foreign call and keeps every register but %r11: with preserve_most, the
   // values live across this rare call stay where they are, instead of
   // taking callee-saved registers (a push and a pop each on every path
-  // through the function).
-  void slowPathCall(IRBuilder<> &B, StringRef Name) {
-    FunctionCallee Fn = runtime(Name);
+  // through the function). Its arguments are in the thread's fields and
+  // its result in %rax: the slow path adds no object to the frame (and no
+  // frame pointer), and takes no argument register.
+  CallInst *slowPathCall(IRBuilder<> &B, StringRef Name, Type *Result) {
+    FunctionCallee Fn =
+        M.getOrInsertFunction(Name, FunctionType::get(Result, false));
     if (auto *G = dyn_cast<Function>(Fn.getCallee())) {
       G->setCallingConv(CallingConv::PreserveMost);
       G->setDoesNotThrow();
     }
-    CallInst *Call = B.CreateCall(Fn, {Req});
+    CallInst *Call = B.CreateCall(Fn);
     Call->setCallingConv(CallingConv::PreserveMost);
     Call->setDoesNotThrow();
-  }
-
-  Value *reqField(IRBuilder<> &B, unsigned I) {
-    return B.CreateStructGEP(Req->getAllocatedType(), Req, I);
-  }
-
-  // The request lives only around the (rare) runtime call that takes it:
-  // with lifetime markers, its zeroing (StackObjects.h) happens there too,
-  // not at every entry.
-  void reqLifetime(IRBuilder<> &B, bool Start) {
-    uint64_t Size = DL.getTypeAllocSize(Req->getAllocatedType());
-    if (Start)
-      B.CreateLifetimeStart(Req, B.getInt64(Size));
-    else
-      B.CreateLifetimeEnd(Req, B.getInt64(Size));
+    return Call;
   }
 
   // Allocates Size bytes aligned to Align at B's insertion point; returns
@@ -256,28 +235,25 @@ private:
       Top = tagged(B.CreateLoad(I64, TopP));
     Value *Lo = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_LO)));
     Value *Need = B.CreateAdd(Size, B.getInt64(Align - 1));
-    Value *Fits = B.CreateICmpUGE(B.CreateSub(Top, Lo), Need);
-    Instruction *ThenT, *ElseT;
-    MDNode *Likely = MDBuilder(C).createLikelyBranchWeights();
-    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &ThenT, &ElseT,
-                                  Likely);
-    IRBuilder<> Fast(ThenT);
-    Value *New = Fast.CreateAnd(Fast.CreateSub(Top, Size),
-                                Fast.getInt64(~(Align - 1)));
-    Fast.CreateStore(New, TopP);
-    IRBuilder<> Slow(ElseT);
-    reqLifetime(Slow, true);
-    Slow.CreateStore(Size, reqField(Slow, 0));
-    Slow.CreateStore(Slow.getInt64(Align), reqField(Slow, 1));
-    slowPathCall(Slow, names::PinGrow);
-    Value *Got = tagged(Slow.CreateLoad(I64, reqField(Slow, 2)));
-    reqLifetime(Slow, false);
-    BasicBlock *Join = ThenT->getSuccessor(0);
+    Value *Short = B.CreateICmpULT(B.CreateSub(Top, Lo), Need);
+    BasicBlock *Head = B.GetInsertBlock();
+    MDNode *Unlikely = MDBuilder(C).createUnlikelyBranchWeights();
+    Instruction *SlowT =
+        SplitBlockAndInsertIfThen(Short, B.GetInsertPoint(), false, Unlikely);
+    // Too little room: a new chunk with Need bytes free, whose top the
+    // runtime returns; the allocation is carved from it as from the old.
+    IRBuilder<> Slow(SlowT);
+    Slow.CreateStore(Need, field(Slow, Th, COPYSTACK_THREAD_PIN_ARG));
+    Value *Got = slowPathCall(Slow, names::PinGrow, I64);
+    BasicBlock *Join = SlowT->getSuccessor(0);
     B.SetInsertPoint(Join, Join->getFirstInsertionPt());
-    PHINode *Phi = B.CreatePHI(I64, 2, "pin.top");
-    Phi->addIncoming(New, ThenT->getParent());
-    Phi->addIncoming(Got, ElseT->getParent());
-    return Phi;
+    PHINode *From = B.CreatePHI(I64, 2, "pin.from");
+    From->addIncoming(Top, Head);
+    From->addIncoming(Got, SlowT->getParent());
+    Value *New = B.CreateAnd(B.CreateSub(From, Size), B.getInt64(~(Align - 1)),
+                             "pin.top");
+    B.CreateStore(New, TopP);
+    return New;
   }
 
   Value *pinnedPointer(IRBuilder<> &B, Value *Int) {
@@ -516,10 +492,8 @@ private:
     IRBuilder<> Fast(ThenT);
     Fast.CreateStore(V, field(Fast, Th, COPYSTACK_THREAD_PIN_TOP));
     IRBuilder<> Slow(ElseT);
-    reqLifetime(Slow, true);
-    Slow.CreateStore(V, reqField(Slow, 0));
-    slowPathCall(Slow, names::PinRelease);
-    reqLifetime(Slow, false);
+    Slow.CreateStore(V, field(Slow, Th, COPYSTACK_THREAD_PIN_ARG));
+    slowPathCall(Slow, names::PinRelease, Type::getVoidTy(C));
   }
 
   void restoreAfter(Instruction *I, Value *V) {

@@ -301,12 +301,16 @@ typedef struct copystack_prefix {
  *     hi    the highest: top when the chunk is empty
  *
  * A frame allocates N bytes aligned to A when top - lo >= N + A - 1 by
- * setting top = (top - N) & -A, and otherwise calls
- * __copystack_pin_grow(copystack_pin_request *) (through
- * COPYSTACK_SYM_PIN_GROW); it gives its bytes back by restoring the top it
- * found, directly when that value lies in [lo, hi], through
- * __copystack_pin_release(copystack_pin_request *) (COPYSTACK_SYM_PIN_RELEASE)
- * otherwise. */
+ * setting top = (top - N) & -A. Otherwise it stores N + A - 1 in the
+ * thread's arg field and calls __copystack_pin_grow (through
+ * COPYSTACK_SYM_PIN_GROW), which starts a chunk with that many bytes free
+ * and returns its top, and allocates from there the same way. It gives its
+ * bytes back by restoring the top it found, directly when that value lies
+ * in [lo, hi], and otherwise by storing it in arg and calling
+ * __copystack_pin_release (COPYSTACK_SYM_PIN_RELEASE). No request object
+ * on the stack, so a frame whose only locals are pinned has no stack
+ * object in its map and needs no frame pointer, and no argument register
+ * the caller must free for this rare call. */
 #define COPYSTACK_THREAD_SYMBOL "__copystack_thread"
 /* The running task (0 outside tasks) and its stack [lo, hi): read by
  * copystack_stack_pointer() in copystack.h. */
@@ -316,21 +320,19 @@ typedef struct copystack_prefix {
 #define COPYSTACK_THREAD_PIN_TOP 48
 #define COPYSTACK_THREAD_PIN_LO 56
 #define COPYSTACK_THREAD_PIN_HI 64
+#define COPYSTACK_THREAD_PIN_ARG 88
 
 #ifndef __ASSEMBLER__
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The argument of __copystack_pin_grow and __copystack_pin_release. */
-typedef struct copystack_pin_request {
-  uint64_t size;   /* grow: bytes; release: the top to restore */
-  uint64_t align;  /* grow: a power of two */
-  uint64_t result; /* grow: the allocation (the new top) */
-} copystack_pin_request;
-
-void __copystack_pin_grow(void *request);
-void __copystack_pin_release(void *request);
+/* Starts a pinned chunk with at least the thread's arg bytes free; returns
+ * its top (the thread's pinned top, which the caller then lowers). */
+uint64_t __copystack_pin_grow(void);
+/* Puts the pinned top back to the thread's arg, a value outside the
+ * current chunk. */
+void __copystack_pin_release(void);
 
 /* A location in a frame that may hold pointers into the stack. */
 typedef struct copystack_object {

@@ -1,6 +1,7 @@
 // pin.cc: chunks of the pinned area (pin.h, abi.h).
 #include "platform/split_stack_notes.h"
 #include "core/pin.h"
+#include "platform/constants.h"
 #include "platform/fatal.h"
 #include "platform/sanitizers.h"
 
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
+#include <sys/mman.h>
 
 namespace copystack_rt {
 
@@ -42,7 +44,24 @@ struct ChunkCache {
 };
 thread_local ChunkCache t_cached;
 
+// In a signal handler: mmap, which is async-signal-safe where malloc is
+// not, and no cache, which the interrupted code may be changing.
+PinChunk *map_chunk(size_t need) {
+  size_t bytes = (need + sizeof(PinChunk) + kPage - 1) & ~(kPage - 1);
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    fatal("cannot map %zu bytes of pinned locals in a signal handler", bytes);
+  g_sys += bytes;
+  auto *c = static_cast<PinChunk *>(p);
+  c->bytes = bytes;
+  c->mapped = true;
+  return c;
+}
+
 PinChunk *new_chunk(size_t need, const PinChunk *prev) {
+  if (san::in_signal_handler())
+    return map_chunk(need);
   size_t bytes = !prev                         ? kFirstChunk
                  : prev->bytes < kSecondChunk ? kSecondChunk
                                               : prev->bytes * 2;
@@ -66,10 +85,16 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
   g_sys += bytes;
   auto *c = static_cast<PinChunk *>(p);
   c->bytes = bytes;
+  c->mapped = false;
   return c;
 }
 
 void drop_chunk(PinChunk *c) {
+  if (c->mapped) {
+    g_sys -= c->bytes;
+    munmap(c, c->bytes);
+    return;
+  }
   // Under ThreadSanitizer a chunk goes back to the heap, where TSan sees
   // it change hands, rather than to the next task on this thread. Under
   // LeakSanitizer too: a cached chunk is reachable from this thread's TLS,
@@ -87,10 +112,20 @@ void drop_chunk(PinChunk *c) {
   free(c);
 }
 
-// Pops chunks until value lies in the current one (or none is left).
+// Pops chunks until value lies in the current one (or none is left). A
+// chunk without bounds is a signal handler's empty area (pin.h): its own
+// mark, 0, stops there; any other value is the interrupted code's, after a
+// siglongjmp out of the handler, and lies in that chunk.
 void pop_to(Thread &th, uintptr_t value) {
   while (th.pin_chunk && (value < th.pin_lo || value > th.pin_hi)) {
     PinChunk *c = th.pin_chunk;
+    if (th.pin_lo == 0 && th.pin_hi == 0) {
+      if (value == 0)
+        return;
+      th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
+      th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+      continue;
+    }
     th.pin_chunk = c->prev;
     th.pin_top = c->prev_top;
     th.pin_lo = c->prev_lo;
@@ -111,16 +146,37 @@ void free_pins(PinState &p) {
 
 uint64_t pinned_bytes_sys() { return g_sys.load(); }
 
+SignalPins enter_signal_pins(Thread &th) {
+  SignalPins s{th.pin_top, th.pin_lo, th.pin_hi, th.pin_chunk, th.pin_arg};
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  th.pin_top = th.pin_lo = th.pin_hi = 0;
+  return s;
+}
+
+void leave_signal_pins(Thread &th, const SignalPins &s) {
+  // A handler that returned gave its bytes back; chunks are left only by
+  // a longjmp inside it past its pinned frames.
+  while (th.pin_chunk && th.pin_chunk != s.chunk) {
+    PinChunk *c = th.pin_chunk;
+    th.pin_chunk = c->prev;
+    drop_chunk(c);
+  }
+  th.pin_top = s.top;
+  th.pin_lo = s.lo;
+  th.pin_hi = s.hi;
+  th.pin_chunk = s.chunk;
+  th.pin_arg = s.arg;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+
 } // namespace copystack_rt
 
 using namespace copystack_rt;
 
-extern "C" void __copystack_pin_grow(void *arg) {
-  auto *req = static_cast<copystack_pin_request *>(arg);
+extern "C" uint64_t __copystack_pin_grow(void) {
   Thread &th = __copystack_thread;
-  CS_CHECK(req->align && (req->align & (req->align - 1)) == 0,
-           "pinned allocations are aligned to powers of two");
-  PinChunk *c = new_chunk(req->size + req->align, th.pin_chunk);
+  const uint64_t need = th.pin_arg;
+  PinChunk *c = new_chunk(need, th.pin_chunk);
   c->prev = th.pin_chunk;
   c->prev_top = th.pin_top;
   c->prev_lo = th.pin_lo;
@@ -128,16 +184,14 @@ extern "C" void __copystack_pin_grow(void *arg) {
   th.pin_chunk = c;
   th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
   th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
-  uintptr_t p = (th.pin_hi - req->size) & ~(req->align - 1);
-  CS_CHECK(p >= th.pin_lo, "a new pinned chunk holds the request");
-  th.pin_top = p;
-  req->result = p;
+  CS_CHECK(th.pin_hi - th.pin_lo >= need, "a new pinned chunk holds the request");
+  th.pin_top = th.pin_hi;
+  return th.pin_top;
 }
 
-extern "C" void __copystack_pin_release(void *arg) {
-  auto *req = static_cast<copystack_pin_request *>(arg);
+extern "C" void __copystack_pin_release(void) {
   Thread &th = __copystack_thread;
-  uintptr_t mark = req->size;
+  const uintptr_t mark = th.pin_arg;
   pop_to(th, mark);
   CS_CHECK(!th.pin_chunk || (mark >= th.pin_lo && mark <= th.pin_hi) ||
                mark == 0,

@@ -339,6 +339,8 @@ ThreadState *existing_san_thread() {
       __copystack_thread.slots.p[kSlotSanitizers]);
 }
 
+bool in_signal_handler() { return t_signal_depth > 0; }
+
 NO_TSAN SignalScope::SignalScope() {
   ++t_signal_depth;
   if (!tsan())

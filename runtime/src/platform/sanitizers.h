@@ -145,6 +145,11 @@ private:
   bool saved_in_foreign_ = false;
 };
 
+// Whether a SignalScope is open on this thread: the code runs in a signal
+// handler (or one left by siglongjmp), where only async-signal-safe calls
+// are allowed.
+bool in_signal_handler();
+
 // Go's happens-before edges (ThreadSanitizer), for sync.cc: the calling
 // context releases to, or acquires from, a synchronization object.
 void release_slow(const void *addr);

@@ -1,6 +1,7 @@
 // signals.cc: alternate signal stacks and the sigaction interposer
 // (signals.h).
 #include "platform/signals.h"
+#include "core/pin.h"
 #include "platform/sanitizers.h"
 #include "platform/constants.h"
 #include "platform/fatal.h"
@@ -75,6 +76,10 @@ void trampoline(int sig, siginfo_t *info, void *uctx) {
   write_limit(0);
   san::SignalScope scope;
   int saved_errno = errno;
+  // The handler's pinned locals get an area of their own (core/pin.h):
+  // the interrupted code may be changing the thread's.
+  Thread &th = __copystack_thread;
+  const SignalPins pins = enter_signal_pins(th);
   Installed &in = g_installed[sig];
   void *fn = in.fn.load(std::memory_order_acquire);
   int flags = in.flags.load(std::memory_order_relaxed);
@@ -84,6 +89,7 @@ void trampoline(int sig, siginfo_t *info, void *uctx) {
     reinterpret_cast<void (*)(int)>(fn)(sig);
   if (auto hook = g_handled_hook.load(std::memory_order_acquire))
     hook((flags & SA_RESTART) != 0);
+  leave_signal_pins(th, pins);
   errno = saved_errno;
   write_limit(limit);
 }

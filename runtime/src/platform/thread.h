@@ -50,7 +50,15 @@ struct Thread {
   // Set by __copystack_park: run on this thread's stack once the parking
   // task's context is saved (a lock to release, a timer to arm...).
   void (*park_fn)(void *);
-  void *park_arg;
+  union {
+    void *park_arg;
+    // The pinned area's slow paths' argument (abi.h): grow's bytes,
+    // release's top. It shares the word with park_arg: each lives only
+    // across one runtime call, and the two never nest (parking runs no
+    // instrumented code); the signal trampoline keeps it for the code a
+    // handler interrupts (signals.cc).
+    uint64_t pin_arg;
+  };
   // Counts foreign calls (the trampoline); with foreign_sp != 0 it tells the
   // monitor a worker is stuck in one.
   uint64_t foreign_seq;
@@ -84,6 +92,7 @@ static_assert(offsetof(Thread, preempt_seq) == THREAD_PREEMPT_SEQ,
 static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
 static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
 static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");
+static_assert(offsetof(Thread, pin_arg) == COPYSTACK_THREAD_PIN_ARG, "abi.h");
 
 // While th is in a foreign call from a task: the instrumented caller's
 // return address, its %rsp after the return, and its %rbp. switch.S's

@@ -26,13 +26,25 @@ define void @f() {
   call void @inspect(ptr %holder)
   ret void
 }
-; The pinned block: inline allocation from the thread's pinned area, the
-; runtime when the chunk is full, and the top given back on return.
+; The pinned block: inline allocation from the thread's pinned area; when
+; the chunk has less than 16 + 15 bytes free, the runtime starts a new one
+; (the bytes needed in the thread's argument word, offset 88, its top in
+; the result), and the block is carved from whichever top; the top given
+; back on return.
 ; CHECK-LABEL: define void @f()
 ; CHECK:       %pin.mark = load i64
-; CHECK:       call preserve_mostcc void @__copystack_pin_grow_entry(ptr %pin.req)
+; CHECK:       %[[FREE:.*]] = sub i64 %pin.mark,
+; CHECK:       icmp ult i64 %[[FREE]], 31
+; CHECK:       %[[ARG:.*]] = getelementptr i8, ptr %cs.thread, i64 88
+; CHECK-NEXT:  store i64 31, ptr %[[ARG]]
+; CHECK-NEXT:  %[[GOT:.*]] = call preserve_mostcc i64 @__copystack_pin_grow_entry()
+; CHECK:       %pin.from = phi i64 [ %pin.mark, %{{.*}} ], [ %[[GOT]], %{{.*}} ]
+; CHECK-NEXT:  %[[LOW:.*]] = sub i64 %pin.from, 16
+; CHECK-NEXT:  %pin.top = and i64 %[[LOW]], -16
+; CHECK-NEXT:  store i64 %pin.top, ptr
 ; CHECK:       %pinned = inttoptr i64 %pin.top to ptr, !copystack.pinned
 ; CHECK:       %global_kept.pinned = getelementptr i8, ptr %pinned, i64 0
 ; CHECK:       store ptr %global_kept.pinned, ptr @keep
 ; CHECK:       store i64 %pin.mark, ptr
-; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry(ptr %pin.req)
+; CHECK:       store i64 %pin.mark, ptr
+; CHECK:       call preserve_mostcc void @__copystack_pin_release_entry()

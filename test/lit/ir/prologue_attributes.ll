@@ -29,7 +29,7 @@ define void @local() {
   call void @h(ptr %x)
   ret void
 }
-declare void @h(ptr)
+declare void @h(ptr nocapture)
 
 ; CHECK: define i32 @leaf(i32 %x) #[[ATTRS]] align 16 prefix
 define i32 @leaf(i32 %x) "frame-pointer"="all" {

@@ -7,7 +7,7 @@
 ; RUN: %opt -passes=copystack %s | %llc -O2 -relocation-model=pic -o - | FileCheck %s --check-prefix=MAP
 target triple = "x86_64-pc-linux-gnu"
 
-declare void @g(ptr)
+declare void @g(ptr nocapture)
 
 ; CHECK:      .long	f.copystack.map-f
 ; CHECK-NEXT: .long	5

@@ -52,11 +52,11 @@
  *       is __copystack_preempt_resume, which tells the collector not to move
  *       the stack (the code it stopped in has no safepoint there).
  *
- *   void __copystack_pin_grow_entry(copystack_pin_request *);
- *   void __copystack_pin_release_entry(copystack_pin_request *);
+ *   uint64_t __copystack_pin_grow_entry(void);
+ *   void __copystack_pin_release_entry(void);
  *       __copystack_pin_grow and _release (core/pin.cc) through
  *       __copystack_foreign_call_r10, keeping every register but %r11
- *       (preserve_most: the pinned area's slow path, abi.h, which
+ *       (and %rax, grow's result) (preserve_most: the pinned area's slow path, abi.h, which
  *       instrumented code calls with that convention, costs its frame no
  *       callee-saved registers). A frame of their own, so that a dump from
  *       inside walks on to the caller. Use 120 bytes of the task stack,
@@ -388,7 +388,9 @@ __copystack_preempt_resume:
 	.cfi_endproc
 	.size	__copystack_preempt, .-__copystack_preempt
 
-	.macro	pin_entry name, target
+	/* result=1: %rax, saved first by push_caller_saved, is the
+	 * result, so its slot takes the call's before the pops. */
+	.macro	pin_entry name, target, result
 	.globl	\name
 	.type	\name,@function
 	.p2align 4
@@ -402,6 +404,9 @@ __copystack_preempt_resume:
 	push_caller_saved		/* eight: %rsp stays 16-byte aligned */
 	movq	\target@GOTPCREL(%rip), %r10
 	call	.Lforeign_call
+	.if \result
+	movq	%rax, 56(%rsp)
+	.endif
 	pop_caller_saved
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -411,8 +416,8 @@ __copystack_preempt_resume:
 	.size	\name, .-\name
 	.endm
 
-	pin_entry __copystack_pin_grow_entry, __copystack_pin_grow
-	pin_entry __copystack_pin_release_entry, __copystack_pin_release
+	pin_entry __copystack_pin_grow_entry, __copystack_pin_grow, 1
+	pin_entry __copystack_pin_release_entry, __copystack_pin_release, 0
 
 	.globl	__copystack_landing_pad
 	.type	__copystack_landing_pad,@function
