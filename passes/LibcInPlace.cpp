@@ -114,13 +114,20 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
   // verify modes (limit ~0) and while a preemption is requested (limit -2)
   // it fails and the call is foreign. (rsp - limit >= ROOM, signed, would
   // wrap to rsp + 1 there and pass with only the guard band to spare.) An
-  // asm goto, three instructions: the stack pointer and the limit word are
-  // nothing plain IR can read, and an asm that returned them took five.
+  // asm goto: the stack pointer and the limit word are nothing plain IR
+  // can read, and an asm that returned them took five instructions. A
+  // failed test tells the runtime (abi.h, COPYSTACK_ROOM_LIMIT: a stack
+  // that keeps failing grows), by a call inside the asm, so that the
+  // backend sees no call: a function whose other calls are tail calls
+  // keeps no frame for it. The call pushes below the stack pointer: no red
+  // zone. It clobbers %r11 and the flags only, and goes through the GOT,
+  // never through a lazily bound PLT entry (Attributes.h, bindEagerly).
   static_assert(COPYSTACK_TCB_LIMIT == 0x70, "the room test below");
   InlineAsm *RoomTest = x86Asm(
       FunctionType::get(Type::getVoidTy(C), false),
       "leaq -" + Twine(COPYSTACK_IN_PLACE_ROOM) +
-          "(%rsp), %r11\n\tcmpq %fs:0x70, %r11\n\tjb ${0:l}",
+          "(%rsp), %r11\n\tcmpq %fs:0x70, %r11\n\tjae ${0:l}\n\tcall *" +
+          Twine(names::NoRoom) + "@GOTPCREL(%rip)",
       "!i,~{r11}");
   for (auto [CB, E] : Work) {
     IRBuilder<> B(CB);
@@ -147,11 +154,14 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
     // The tree and hash leaves use no stack: the group's bit alone, the
     // guard band is room enough (as for memcpy). The others test the room
     // after the bit.
+    // The room test jumps to the call in place, and falls through to the
+    // foreign call after telling the runtime.
     BasicBlock *Room = Fast;
     if (E->Group != COPYSTACK_IN_PLACE_TREE) {
       Room = BasicBlock::Create(C, "libc.room", &F, Fast);
-      CallBrInst::Create(RoomTest, Fast, {Slow}, {}, "", Room)
+      CallBrInst::Create(RoomTest, Slow, {Fast}, {}, "", Room)
           ->setDebugLoc(CB->getDebugLoc());
+      F.addFnAttr(Attribute::NoRedZone);
     }
     BranchInst::Create(Room, Slow, On, Head)
         ->setMetadata(LLVMContext::MD_prof,

@@ -29,6 +29,7 @@ inline constexpr llvm::StringLiteral Park = COPYSTACK_SYM_PARK;
 /// The pinned area's slow paths (PinnedAllocas.h).
 inline constexpr llvm::StringLiteral PinGrow = COPYSTACK_SYM_PIN_GROW;
 inline constexpr llvm::StringLiteral PinRelease = COPYSTACK_SYM_PIN_RELEASE;
+inline constexpr llvm::StringLiteral NoRoom = COPYSTACK_SYM_NO_ROOM;
 /// What a loop poll calls to yield (LoopPolls.h): not a safepoint.
 inline constexpr llvm::StringLiteral Preempt = COPYSTACK_SYM_PREEMPT;
 /// The prefix of the runtime's wrappers of blocking calls (BlockingCalls.h):

@@ -102,6 +102,20 @@
  * there, so that those modes do not make every poll yield. */
 #define COPYSTACK_PREEMPT_LIMIT 0xfffffffffffffffeull
 
+/* A task whose in-place calls keep finding too little room (below) asks
+ * for a bigger stack: after COPYSTACK_ROOM_MISSES failed room tests in a
+ * task, COPYSTACK_SYM_NO_ROOM (which the failed test calls, with
+ * preserve_most: it clobbers only %r11) stores this value in the limit,
+ * unless a preemption request or stress and verify modes' ~0 is there.
+ * The next prologue check fails, and __morestack grows the stack so that
+ * the frames live have COPYSTACK_IN_PLACE_ROOM bytes below them (or
+ * resumes when they already have). Without it a stack grows only to what
+ * its deepest frame needs, and a task whose stack is a little short of the
+ * room makes every one of those calls foreign, for good. */
+#define COPYSTACK_ROOM_LIMIT 0xfffffffffffffffdull
+#define COPYSTACK_ROOM_MISSES 64
+#define COPYSTACK_SYM_NO_ROOM "__copystack_no_room"
+
 /* The C library functions instrumented code calls through the runtime's
  * wrappers (COPYSTACK_BLOCKING_PREFIX + name), which park the calling task
  * instead of blocking its worker thread (io_calls.c), and pthread_exit,

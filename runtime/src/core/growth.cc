@@ -66,6 +66,17 @@ void scrub(Task *t, uintptr_t below, size_t frame) {
   t->scrub_low = next < t->stack.lo || next > below ? t->stack.lo : next;
 }
 
+// The size a stack of size bytes moves to when need bytes (frames live,
+// the asking frame, room asked for) must fit above the guard: the same
+// when they fit (a stress-mode move), else doubled until they do.
+size_t next_size(size_t size, size_t need, bool fits) {
+  if (!fits)
+    size *= 2;
+  while (size <= need + COPYSTACK_GUARD)
+    size *= 2;
+  return size;
+}
+
 // Go's "goroutine stack exceeds limit". The task dump starts at the
 // asking function, stopped in its prologue's call of __morestack (its
 // %rsp after that call returns is the address of the block's caller_ret,
@@ -126,8 +137,19 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   const size_t frame = b->r10;
   const size_t live = old.hi - sp;
   const uintptr_t probe = frame < kSmallFrame ? sp : sp - frame;
-  const bool fits = probe > old.lo + COPYSTACK_GUARD;
   Config &cfg = config();
+  const size_t max = cfg.max_stack.load();
+  // In-place calls kept finding too little room (abi.h,
+  // COPYSTACK_ROOM_LIMIT): the room below the frames live too, with some
+  // to spare for the callers a little deeper that asked; never past the
+  // maximum (the request is an optimization, not a need).
+  size_t room = limit == COPYSTACK_ROOM_LIMIT
+                    ? COPYSTACK_IN_PLACE_ROOM + kSmallFrame
+                    : 0;
+  auto fits_with = [&](size_t r) { return probe - r > old.lo + COPYSTACK_GUARD; };
+  if (room && next_size(old.size(), live + frame + room, fits_with(room)) > max)
+    room = 0;
+  const bool fits = fits_with(room);
 
   if (cfg.verify && !(asker->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
       b->r11 != asker->map->stack_arg_bytes)
@@ -142,10 +164,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
     return block | yield;
   }
 
-  size_t size = fits ? old.size() : old.size() * 2;
-  while (size <= live + frame + COPYSTACK_GUARD)
-    size *= 2;
-  const size_t max = cfg.max_stack.load();
+  const size_t size = next_size(old.size(), live + frame + room, fits);
   if (size > max)
     over_limit(task, b, size, max, asker->name(), frame, live);
 

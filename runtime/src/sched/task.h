@@ -103,6 +103,9 @@ struct Task {
   // clears it): the next collection compacts it (sched/collect.cc).
   // Atomic for the same reason as wait_since.
   std::atomic<uint8_t> parked_seen{0};
+  // In-place calls whose room test failed since its last request for room
+  // (abi.h COPYSTACK_ROOM_LIMIT; switch.S __copystack_no_room counts them).
+  uint8_t room_misses = 0;
   // Small closures of copystack_go (the C++ API) live here, not on the heap.
   alignas(16) unsigned char closure[32];
   // A small element a channel operation passes while the task waits.
@@ -112,6 +115,8 @@ struct Task {
 static_assert(offsetof(Task, sp) == TASK_SP, "asm_offsets.h");
 static_assert(offsetof(Task, result) == TASK_RESULT, "asm_offsets.h");
 static_assert(offsetof(Task, done) == TASK_DONE, "asm_offsets.h");
+static_assert(offsetof(Task, room_misses) == TASK_ROOM_MISSES,
+              "asm_offsets.h");
 static_assert(sizeof(Task) <= 224, "a task structure stays small");
 
 // A new task that will call entry(a0, a1, a2) on a stack of start_size

@@ -105,12 +105,7 @@ int main() {
   copystack_waitgroup_add(&wg, 1);
   copystack_go_sized(roomy, nullptr, 256 * 1024);
   copystack_waitgroup_wait(&wg);
-  copystack_policy p;
-  copystack_get_policy(&p);
-  p.learn_start = 0;
-  p.adaptive_start = 0;
-  copystack_set_policy(&p);
-  copystack_set_start_stack(2048);
+  cs_fixed_start(2048);
   copystack_run(cramped, nullptr);
   printf("thread: %ld\n", work(500));
 #ifdef OWN_NEW

@@ -101,12 +101,7 @@ int main(void) {
   copystack_go_sized(waiter, 0, 64 * 1024);
   copystack_waitgroup_wait(&wg);
   printf("shared: %ld\n", shared);
-  copystack_policy p;
-  copystack_get_policy(&p);
-  p.learn_start = 0;
-  p.adaptive_start = 0;
-  copystack_set_policy(&p);
-  copystack_set_start_stack(2048);
+  cs_fixed_start(2048);
   copystack_run(cramped, 0);
   return 0;
 }

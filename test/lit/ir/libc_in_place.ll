@@ -2,8 +2,9 @@
 ; when the runtime set their group's bit (copystack/abi.h) and the stack has
 ; COPYSTACK_IN_PLACE_ROOM (4096) bytes above the limit (unsigned: a limit above
 ; the stack pointer, as in stress mode or with a preemption requested, fails
-; the test); otherwise the call is made as before (here through the dispatch
-; stub). pthread_mutex_lock is a trylock in place that falls back to the lock
+; the test); otherwise, after the asm's call of __copystack_no_room (a stack
+; that keeps failing the test grows), the call is made as before (here through
+; the dispatch stub). pthread_mutex_lock is a trylock in place that falls back to the lock
 ; when the mutex is held. A function of another signature is left alone.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 ; RUN: %opt -passes=copystack -copystack-libc-in-place=0 -S %s | FileCheck %s --check-prefix=OFF
@@ -20,8 +21,8 @@ declare i64 @strcspn(ptr, ptr)
 ; CHECK-NEXT:  %in.place.on = icmp ne i32 %{{.*}}, 0
 ; CHECK-NEXT:  br i1 %in.place.on, label %[[ROOM:.*]], label %[[SLOW:.*]], !prof
 ; CHECK:       [[ROOM]]:
-; CHECK-NEXT:  callbr void asm sideeffect "leaq -4096(%rsp), %r11\0A\09cmpq %fs:0x70, %r11\0A\09jb ${0:l}", "!i,~{r11},~{dirflag},~{fpsr},~{flags}"()
-; CHECK-NEXT:  to label %[[FAST:.*]] [label %[[SLOW]]]
+; CHECK-NEXT:  callbr void asm sideeffect "leaq -4096(%rsp), %r11\0A\09cmpq %fs:0x70, %r11\0A\09jae ${0:l}\0A\09call *__copystack_no_room@GOTPCREL(%rip)", "!i,~{r11},~{dirflag},~{fpsr},~{flags}"()
+; CHECK-NEXT:  to label %[[SLOW]] [label %[[FAST:.*]]]
 ; CHECK:       [[FAST]]:
 ; CHECK-NEXT:  call ptr @malloc(i64 %n){{.*}}, !copystack.inplace
 ; CHECK:       [[SLOW]]:

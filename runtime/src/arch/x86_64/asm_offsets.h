@@ -29,6 +29,7 @@
 #define TASK_SP 0            /* saved %rsp while suspended */
 #define TASK_RESULT 8        /* the entry function's return value */
 #define TASK_DONE 16         /* byte: 1 once the entry function returned */
+#define TASK_ROOM_MISSES 159 /* byte: failed in-place room tests (abi.h) */
 
 /* The switch frame __copystack_switch leaves on a suspended stack, from the
  * saved %rsp up: r15 r14 r13 r12 rbx rbp, then the return address. */

@@ -62,6 +62,17 @@
  *       inside walks on to the caller. Use 120 bytes of the task stack,
  *       the trampoline's included.
  *
+ *   void __copystack_no_room(void);
+ *       Called by instrumented code when an in-place call's room test
+ *       failed (passes/LibcInPlace.cpp), with preserve_most; clobbers %r11
+ *       and the flags only. Counts the miss on the running task, and every
+ *       COPYSTACK_ROOM_MISSES misses asks for room: the limit becomes
+ *       COPYSTACK_ROOM_LIMIT, unless it is 0 (not on a task stack) or
+ *       holds a request already (the preemption's, the room's, or stress
+ *       and verify modes' ~0, all at or above COPYSTACK_ROOM_LIMIT). A
+ *       preemption the monitor asks for between the test and the store is
+ *       not lost: it set preempt_seq first, which __copystack_grow reads.
+ *
  *   void __copystack_landing_pad(void);
  *       Called first in every landing pad of instrumented code. An exception
  *       thrown by foreign code unwinds into task frames with the limit still
@@ -418,6 +429,28 @@ __copystack_preempt_resume:
 
 	pin_entry __copystack_pin_grow_entry, __copystack_pin_grow, 1
 	pin_entry __copystack_pin_release_entry, __copystack_pin_release, 0
+
+	.globl	__copystack_no_room
+	.type	__copystack_no_room,@function
+	.p2align 4
+__copystack_no_room:
+	.cfi_startproc
+	movq	__copystack_thread@gottpoff(%rip), %r11
+	movq	%fs:THREAD_TASK(%r11), %r11
+	testq	%r11, %r11
+	jz	1f
+	addb	$1, TASK_ROOM_MISSES(%r11)
+	cmpb	$COPYSTACK_ROOM_MISSES, TASK_ROOM_MISSES(%r11)
+	jb	1f
+	movb	$0, TASK_ROOM_MISSES(%r11)
+	cmpq	$0, TCB_LIMIT
+	je	1f
+	cmpq	$-3, TCB_LIMIT		/* COPYSTACK_ROOM_LIMIT, unsigned */
+	jae	1f
+	movq	$-3, TCB_LIMIT
+1:	ret
+	.cfi_endproc
+	.size	__copystack_no_room, .-__copystack_no_room
 
 	.globl	__copystack_landing_pad
 	.type	__copystack_landing_pad,@function

@@ -43,6 +43,18 @@ __attribute__((noinline)) static int cs_burn(int depth) {
   return cs_burn(depth - 1) + frame[0];
 }
 
+/* New tasks start at the default start size (or at start bytes, when not
+ * 0): no learned or adaptive start size. */
+static inline void cs_fixed_start(size_t start) {
+  copystack_policy p;
+  copystack_get_policy(&p);
+  p.learn_start = 0;
+  p.adaptive_start = 0;
+  copystack_set_policy(&p);
+  if (start)
+    copystack_set_start_stack(start);
+}
+
 /* Runs fn(arg) as a task on a fresh 2 KiB stack (no learned or adaptive
  * start size), so that what fn does grows the stack and copies it in
  * normal mode too, not only under stress and verify modes. In the plain
@@ -52,11 +64,7 @@ static inline void cs_fresh_task(void (*fn)(void *), void *arg) {
     fn(arg);
     return;
   }
-  copystack_policy p;
-  copystack_get_policy(&p);
-  p.learn_start = 0;
-  p.adaptive_start = 0;
-  copystack_set_policy(&p);
+  cs_fixed_start(0);
   unsigned long before = cs_growths();
   copystack_run(fn, arg);
   REQUIRE(cs_growths() > before);
