@@ -44,6 +44,15 @@ struct ChunkCache {
 };
 thread_local ChunkCache t_cached;
 
+// A new chunk's header, over bytes of memory at p.
+PinChunk *chunk_at(void *p, size_t bytes, bool mapped) {
+  g_sys += bytes;
+  auto *c = static_cast<PinChunk *>(p);
+  c->bytes = bytes;
+  c->mapped = mapped;
+  return c;
+}
+
 // In a signal handler: mmap, which is async-signal-safe where malloc is
 // not, and no cache, which the interrupted code may be changing.
 PinChunk *map_chunk(size_t need) {
@@ -52,11 +61,7 @@ PinChunk *map_chunk(size_t need) {
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)
     fatal("cannot map %zu bytes of pinned locals in a signal handler", bytes);
-  g_sys += bytes;
-  auto *c = static_cast<PinChunk *>(p);
-  c->bytes = bytes;
-  c->mapped = true;
-  return c;
+  return chunk_at(p, bytes, true);
 }
 
 PinChunk *new_chunk(size_t need, const PinChunk *prev) {
@@ -82,11 +87,7 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
   void *p = malloc(bytes);
   if (!p)
     fatal("out of memory for %zu bytes of pinned locals", bytes);
-  g_sys += bytes;
-  auto *c = static_cast<PinChunk *>(p);
-  c->bytes = bytes;
-  c->mapped = false;
-  return c;
+  return chunk_at(p, bytes, false);
 }
 
 void drop_chunk(PinChunk *c) {
