@@ -96,6 +96,17 @@ Function *DispatchStubs::stubFor(Function &G, const Function &Caller) {
   CallInst *Call = B.CreateCall(&G, Args);
   Call->setCallingConv(G.getCallingConv());
   Call->setAttributes(G.getAttributes());
+  // A tail call, on both paths the prefix test makes of it: a jump to an
+  // instrumented callee, and to the foreign-call trampoline otherwise
+  // (ForeignCalls.cpp keeps the marker), so the stub keeps no frame. Not
+  // with arguments in memory the stub's caller laid out for it.
+  bool InMemory = false;
+  for (unsigned I = 0, E = Call->arg_size(); I != E; ++I)
+    InMemory |= Call->paramHasAttr(I, Attribute::ByVal) ||
+                Call->paramHasAttr(I, Attribute::InAlloca) ||
+                Call->paramHasAttr(I, Attribute::Preallocated);
+  if (!InMemory)
+    Call->setTailCall();
   if (S->getReturnType()->isVoidTy())
     B.CreateRetVoid();
   else

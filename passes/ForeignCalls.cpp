@@ -353,6 +353,14 @@ private:
       Call->setDoesNotThrow();
     if (isa<CallInst>(Call) && CB.doesNotReturn())
       Call->setDoesNotReturn();
+    // A tail call stays one: the trampoline is then jumped to, with the
+    // caller's caller's return address on the stack, which is how it
+    // treats any instrumented call site; the function keeps no frame for
+    // a foreign path that returns at once (an indirect tail call of a
+    // method that may be foreign).
+    if (auto *Old = dyn_cast<CallInst>(&CB))
+      if (auto *New = dyn_cast<CallInst>(Call); New && Old->isTailCall())
+        New->setTailCall();
     return Call;
   }
 

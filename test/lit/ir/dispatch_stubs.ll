@@ -52,10 +52,11 @@ define weak i32 @weakdef(i32 %x) {
 }
 
 ; The stub: the callee's promises about arguments and result, none about
-; memory; its call tests the prefix as any dispatched call does.
+; memory; its call tests the prefix as any dispatched call does, and is a
+; tail call on both paths, so that the stub keeps no frame.
 ; CHECK-LABEL: define weak hidden i32 @__copystack_dispatch.ext(ptr %0, i32 %1)
 ; CHECK-SAME:  comdat
 ; CHECK:       load i64, ptr getelementptr (i8, ptr @ext, i64 -16)
-; CHECK:       call i32 @ext(ptr %0, i32 %1)
-; CHECK:       call i32 @__copystack_foreign_call_r10(ptr nest @ext, ptr %0, i32 %1)
+; CHECK:       tail call i32 @ext(ptr %0, i32 %1)
+; CHECK:       tail call i32 @__copystack_foreign_call_r10(ptr nest @ext, ptr %0, i32 %1)
 ; CHECK-LABEL: define weak hidden noalias ptr @__copystack_dispatch.alloc(i64 %0)

@@ -7,7 +7,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK-LABEL: define void @f(ptr %fn)
 ; CHECK:       getelementptr i8, ptr %fn, i64 -16
 ; CHECK:       call void %fn(i32 1)
-; CHECK:       call void @__copystack_foreign_call_r10(ptr nest %fn, i32 1)
+; CHECK:       {{^  }}call void @__copystack_foreign_call_r10(ptr nest %fn, i32 1)
 define void @f(ptr %fn) {
   call void %fn(i32 1)
   ret void
@@ -22,6 +22,17 @@ define void @g(ptr %fn, x86_fp80 %x) {
   call void %fn(x86_fp80 %x)
   ret void
 }
+; A tail call stays one through the trampoline, so that the backend can
+; jump to it and the function keeps no frame for its foreign path; a call
+; that was not one does not become one (@f above).
+; CHECK-LABEL: define i32 @h(ptr %fn, i32 %x)
+; CHECK:       %[[D:.*]] = tail call i32 %fn(i32 %x)
+; CHECK:       %[[F:.*]] = tail call i32 @__copystack_foreign_call_r10(ptr nest %fn, i32 %x)
+define i32 @h(ptr %fn, i32 %x) {
+  %r = tail call i32 %fn(i32 %x)
+  ret i32 %r
+}
+
 ; CHECK-LABEL: define internal void @__copystack.thunk.0(ptr %0)
 ; CHECK:       %[[T:.*]] = load ptr, ptr
 ; CHECK:       call void %[[T]](x86_fp80
