@@ -99,13 +99,9 @@ Function *DispatchStubs::stubFor(Function &G, const Function &Caller) {
   // A tail call, on both paths the prefix test makes of it: a jump to an
   // instrumented callee, and to the foreign-call trampoline otherwise
   // (ForeignCalls.cpp keeps the marker), so the stub keeps no frame. Not
-  // with arguments in memory the stub's caller laid out for it.
-  bool InMemory = false;
-  for (unsigned I = 0, E = Call->arg_size(); I != E; ++I)
-    InMemory |= Call->paramHasAttr(I, Attribute::ByVal) ||
-                Call->paramHasAttr(I, Attribute::InAlloca) ||
-                Call->paramHasAttr(I, Attribute::Preallocated);
-  if (!InMemory)
+  // with a byval argument, which the stub's caller laid out for it
+  // (inalloca and preallocated ones never reach a stub: redirectable).
+  if (!Call->getAttributes().hasAttrSomewhere(Attribute::ByVal))
     Call->setTailCall();
   if (S->getReturnType()->isVoidTy())
     B.CreateRetVoid();

@@ -91,18 +91,15 @@ PinChunk *new_chunk(size_t need, const PinChunk *prev) {
 }
 
 void drop_chunk(PinChunk *c) {
-  if (c->mapped) {
-    g_sys -= c->bytes;
-    munmap(c, c->bytes);
-    return;
-  }
   // Under ThreadSanitizer a chunk goes back to the heap, where TSan sees
   // it change hands, rather than to the next task on this thread. Under
   // LeakSanitizer too: a cached chunk is reachable from this thread's TLS,
   // and the pointers a finished task's pinned locals (and the frames of its
-  // foreign calls, such as malloc's result) left in it hid leaks.
+  // foreign calls, such as malloc's result) left in it hid leaks. A mapped
+  // chunk goes back at once (it may be a signal handler's, and the cache
+  // is not for it to touch).
   ChunkCache &cache = t_cached;
-  if (cache.bytes + c->bytes <= kCachedBytes && !san::tsan() &&
+  if (!c->mapped && cache.bytes + c->bytes <= kCachedBytes && !san::tsan() &&
       !san::leak_checks()) {
     c->prev = cache.head;
     cache.head = c;
@@ -110,7 +107,19 @@ void drop_chunk(PinChunk *c) {
     return;
   }
   g_sys -= c->bytes;
-  free(c);
+  if (c->mapped)
+    munmap(c, c->bytes);
+  else
+    free(c);
+}
+
+// Drops the chunks from head down to stop (not included), or to the end.
+void drop_until(PinChunk *&head, const PinChunk *stop) {
+  while (head && head != stop) {
+    PinChunk *c = head;
+    head = c->prev;
+    drop_chunk(c);
+  }
 }
 
 // Pops chunks until value lies in the current one (or none is left). A
@@ -123,8 +132,7 @@ void pop_to(Thread &th, uintptr_t value) {
     if (th.pin_lo == 0 && th.pin_hi == 0) {
       if (value == 0)
         return;
-      th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
-      th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+      set_bounds(th, c);
       continue;
     }
     th.pin_chunk = c->prev;
@@ -138,10 +146,7 @@ void pop_to(Thread &th, uintptr_t value) {
 } // namespace
 
 void free_pins(PinState &p) {
-  while (PinChunk *c = p.chunk) {
-    p.chunk = c->prev;
-    drop_chunk(c);
-  }
+  drop_until(p.chunk, nullptr);
   p = PinState{};
 }
 
@@ -157,11 +162,7 @@ SignalPins enter_signal_pins(Thread &th) {
 void leave_signal_pins(Thread &th, const SignalPins &s) {
   // A handler that returned gave its bytes back; chunks are left only by
   // a longjmp inside it past its pinned frames.
-  while (th.pin_chunk && th.pin_chunk != s.chunk) {
-    PinChunk *c = th.pin_chunk;
-    th.pin_chunk = c->prev;
-    drop_chunk(c);
-  }
+  drop_until(th.pin_chunk, s.chunk);
   th.pin_top = s.top;
   th.pin_lo = s.lo;
   th.pin_hi = s.hi;
@@ -183,8 +184,7 @@ extern "C" uint64_t __copystack_pin_grow(void) {
   c->prev_lo = th.pin_lo;
   c->prev_hi = th.pin_hi;
   th.pin_chunk = c;
-  th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
-  th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+  set_bounds(th, c);
   CS_CHECK(th.pin_hi - th.pin_lo >= need, "a new pinned chunk holds the request");
   th.pin_top = th.pin_hi;
   return th.pin_top;

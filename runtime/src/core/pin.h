@@ -47,6 +47,12 @@ SignalPins enter_signal_pins(Thread &th);
 // After a handler that returned: frees what it left and puts back s.
 void leave_signal_pins(Thread &th, const SignalPins &s);
 
+// The thread's bounds are c's: its bytes after the header.
+inline void set_bounds(Thread &th, const PinChunk *c) {
+  th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
+  th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+}
+
 // Inline: every task switch saves and loads them.
 inline PinState save_pins(const Thread &th) {
   CS_CHECK(th.pin_chunk || (th.pin_lo == 0 && th.pin_hi == 0),
@@ -59,10 +65,8 @@ inline PinState save_pins(const Thread &th) {
 inline void load_pins(Thread &th, const PinState &p) {
   th.pin_top = p.top;
   th.pin_chunk = p.chunk;
-  PinChunk *c = p.chunk;
-  if (c && p.top) {
-    th.pin_lo = reinterpret_cast<uintptr_t>(c) + sizeof(PinChunk);
-    th.pin_hi = reinterpret_cast<uintptr_t>(c) + c->bytes;
+  if (p.chunk && p.top) {
+    set_bounds(th, p.chunk);
   } else {
     th.pin_lo = th.pin_hi = 0;
   }

@@ -56,9 +56,9 @@
  *   void __copystack_pin_release_entry(void);
  *       __copystack_pin_grow and _release (core/pin.cc) through
  *       __copystack_foreign_call_r10, keeping every register but %r11
- *       (and %rax, grow's result) (preserve_most: the pinned area's slow path, abi.h, which
- *       instrumented code calls with that convention, costs its frame no
- *       callee-saved registers). A frame of their own, so that a dump from
+ *       and grow's result in %rax (preserve_most: the pinned area's slow
+ *       path, abi.h, which instrumented code calls with that convention,
+ *       costs its frame no callee-saved registers). A frame of their own, so that a dump from
  *       inside walks on to the caller. Use 120 bytes of the task stack,
  *       the trampoline's included.
  *
