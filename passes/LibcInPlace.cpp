@@ -22,7 +22,8 @@ namespace {
 
 enum class Sig { PtrI64, VoidPtr, PtrI64I64, PtrPtrI64, I32Ptr, I64PtrPtr,
                  PtrPtrPtr, PtrPtr, VoidBoolPtrPtrPtr, I64PtrI64I64,
-                 VoidPtrI64 };
+                 VoidPtrI64, PtrPtrPtrI64, VoidPtrPtr, PtrPtrI64I64PtrI64,
+                 PtrPtrI64I64I64I8, VoidPtrI64I8 };
 
 // What runs in place: the call itself, or something equivalent that
 // glibc's or libstdc++'s own definition does.
@@ -31,6 +32,7 @@ enum class Rewrite {
   TryLock,      // pthread_mutex_trylock; the call itself when held
   NewAsMalloc,  // malloc(n ? n : 1); the call itself when that is null
   DeleteAsFree, // free(p)
+  Fast,         // the runtime's fast path; the call itself when it says no
 };
 
 struct InPlaceFn {
@@ -51,7 +53,7 @@ constexpr InPlaceFn Functions[] = {
 FunctionType *typeOf(Sig S, LLVMContext &C) {
   Type *Ptr = PointerType::get(C, 0), *I64 = Type::getInt64Ty(C);
   Type *I32 = Type::getInt32Ty(C), *Void = Type::getVoidTy(C);
-  Type *I1 = Type::getInt1Ty(C);
+  Type *I1 = Type::getInt1Ty(C), *I8 = Type::getInt8Ty(C);
   switch (S) {
   case Sig::PtrI64:
     return FunctionType::get(Ptr, {I64}, false);
@@ -75,6 +77,16 @@ FunctionType *typeOf(Sig S, LLVMContext &C) {
     return FunctionType::get(I64, {Ptr, I64, I64}, false);
   case Sig::VoidPtrI64:
     return FunctionType::get(Void, {Ptr, I64}, false);
+  case Sig::PtrPtrPtrI64:
+    return FunctionType::get(Ptr, {Ptr, Ptr, I64}, false);
+  case Sig::VoidPtrPtr:
+    return FunctionType::get(Void, {Ptr, Ptr}, false);
+  case Sig::PtrPtrI64I64PtrI64:
+    return FunctionType::get(Ptr, {Ptr, I64, I64, Ptr, I64}, false);
+  case Sig::PtrPtrI64I64I64I8:
+    return FunctionType::get(Ptr, {Ptr, I64, I64, I64, I8}, false);
+  case Sig::VoidPtrI64I8:
+    return FunctionType::get(Void, {Ptr, I64, I8}, false);
   }
   return nullptr;
 }
@@ -151,13 +163,14 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
     }
     BasicBlock *Fast = BasicBlock::Create(C, "libc.in.place", &F, Slow);
     Head->getTerminator()->eraseFromParent();
-    // The tree and hash leaves use no stack: the group's bit alone, the
-    // guard band is room enough (as for memcpy). The others test the room
-    // after the bit.
+    // The tree and hash leaves, and the string members' fast paths, use
+    // no stack: the group's bit alone, the guard band is room enough (as
+    // for memcpy). The others test the room after the bit.
     // The room test jumps to the call in place, and falls through to the
     // foreign call after telling the runtime.
     BasicBlock *Room = Fast;
-    if (E->Group != COPYSTACK_IN_PLACE_TREE) {
+    if (E->Group != COPYSTACK_IN_PLACE_TREE &&
+        E->Group != COPYSTACK_IN_PLACE_STRING) {
       Room = BasicBlock::Create(C, "libc.room", &F, Fast);
       CallBrInst::Create(RoomTest, Slow, {Fast}, {}, "", Room)
           ->setDebugLoc(CB->getDebugLoc());
@@ -201,6 +214,24 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
                                     FB.getInt64(1), N);
       InPlace = FB.CreateCall(Malloc, {Size}, "new.malloc");
       // Null: the call itself runs the new handler or throws.
+      Retry = FB.CreateIsNull(InPlace);
+      break;
+    }
+    case Rewrite::Fast: {
+      // The runtime's copy of the member's paths that neither allocate
+      // nor throw, same arguments; it returns the string (what the members
+      // that return one return) or null: then the call itself.
+      SmallVector<Value *, 5> Args(CB->args());
+      FunctionCallee Fn = M.getOrInsertFunction(
+          (Twine(COPYSTACK_SYM_STRING_FAST) + E->Name).str(),
+          FunctionType::get(Ptr, CB->getFunctionType()->params(), false));
+      InPlace = FB.CreateCall(Fn, Args, "fast");
+      // The char argument's extension, as the call had it.
+      SmallVector<AttributeSet, 5> Params;
+      for (unsigned I = 0; I < CB->arg_size(); ++I)
+        Params.push_back(CB->getAttributes().getParamAttrs(I));
+      InPlace->setAttributes(
+          AttributeList::get(C, AttributeSet(), AttributeSet(), Params));
       Retry = FB.CreateIsNull(InPlace);
       break;
     }

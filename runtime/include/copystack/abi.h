@@ -258,7 +258,19 @@ typedef struct copystack_prefix {
  *          the new handler, the exception) only when that returns null;
  *          free(p). Only with ALLOC, and when the binding of every one of
  *          them is libstdc++.so.6's own (a program that replaces any of
- *          them, or a sanitizer's interceptors, turns the group off).
+ *          them, or a sanitizer's interceptors, turns the group off);
+ *   STRING libstdc++'s std::string members that instrumented code calls
+ *          most (_M_append, _M_assign, _M_replace, _M_replace_aux, and
+ *          _M_construct(n, c)), in place as the runtime's own copy of
+ *          their paths that neither allocate nor throw: what fits the
+ *          string's capacity (COPYSTACK_SYM_STRING_FAST + the name: a leaf
+ *          that calls memcpy, memmove or memset, so no room test, as for
+ *          TREE). It returns null where the string must grow (or the
+ *          arguments overlap the string, for _M_replace), and the call
+ *          itself is then made, foreign. The layout and these members'
+ *          behaviour are libstdc++'s C++11 ABI, fixed since GCC 5. Only
+ *          with ALLOC (a sanitizer's interceptors turn ALLOC off), and
+ *          when the binding of every one of them is libstdc++.so.6's own.
  * Before the runtime's constructors run, and for every group in a static
  * executable that cannot tell, the calls are foreign calls. */
 #define COPYSTACK_LIBC_IN_PLACE_SYMBOL "__copystack_libc_in_place"
@@ -267,12 +279,16 @@ typedef struct copystack_prefix {
 #define COPYSTACK_IN_PLACE_SCAN 4
 #define COPYSTACK_IN_PLACE_TREE 8
 #define COPYSTACK_IN_PLACE_NEW 16
+#define COPYSTACK_IN_PLACE_STRING 32
+#define COPYSTACK_SYM_STRING_FAST "__copystack_fast."
 #define COPYSTACK_IN_PLACE_ROOM 4096
 
 /* Every function of those groups, one line each: the group, the name, the
  * C signature (the pass's names for them: PtrI64 is void *(uint64_t)) and
  * what runs in place (Same: the call itself; TryLock: pthread_mutex_trylock,
- * then the call itself when the mutex is held; NewAsMalloc, DeleteAsFree).
+ * then the call itself when the mutex is held; NewAsMalloc, DeleteAsFree;
+ * Fast: COPYSTACK_SYM_STRING_FAST + the name, then the call itself when
+ * that returned null).
  * The pass rewrites calls of these; the runtime sets a group's bit when the
  * program's binding of every name of the group is the library's own (for
  * ALLOC, glibc's __libc_* entry points; NEW also needs ALLOC). */
@@ -302,7 +318,17 @@ typedef struct copystack_prefix {
   X(NEW, "_ZdlPv", VoidPtr, DeleteAsFree)                                      \
   X(NEW, "_ZdaPv", VoidPtr, DeleteAsFree)                                      \
   X(NEW, "_ZdlPvm", VoidPtrI64, DeleteAsFree)                                  \
-  X(NEW, "_ZdaPvm", VoidPtrI64, DeleteAsFree)
+  X(NEW, "_ZdaPvm", VoidPtrI64, DeleteAsFree)                                  \
+  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm", \
+    PtrPtrPtrI64, Fast)                                                        \
+  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_assignERKS4_", \
+    VoidPtrPtr, Fast)                                                          \
+  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm", \
+    PtrPtrI64I64PtrI64, Fast)                                                  \
+  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE14_M_replace_auxEmmmc", \
+    PtrPtrI64I64I64I8, Fast)                                                   \
+  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc", \
+    VoidPtrI64I8, Fast)
 
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that

@@ -87,6 +87,12 @@ __attribute__((constructor)) void detect_libc() {
   if ((groups & COPYSTACK_IN_PLACE_ALLOC) &&
       all_from(cxx, COPYSTACK_IN_PLACE_NEW))
     groups |= COPYSTACK_IN_PLACE_NEW;
+  // The string members' fast paths (string_in_place.cc) stand in for
+  // libstdc++'s own; with ALLOC, which a sanitizer's interceptors turn off
+  // (they would see the copies libstdc++'s code makes unseen).
+  if ((groups & COPYSTACK_IN_PLACE_ALLOC) &&
+      all_from(cxx, COPYSTACK_IN_PLACE_STRING))
+    groups |= COPYSTACK_IN_PLACE_STRING;
   if (libc)
     dlclose(libc);
   if (cxx)

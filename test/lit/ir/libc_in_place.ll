@@ -159,3 +159,33 @@ lpad:
   %lp = landingpad { ptr, i32 } cleanup
   resume { ptr, i32 } %lp
 }
+
+; libstdc++'s string members: the runtime's fast path in place, with the
+; call's arguments and their attributes (the char's extension) and no room
+; test; it returns the string or null, and null makes the call itself. The
+; member's result is the string either way.
+declare ptr @_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm(ptr, ptr, i64)
+declare void @_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc(ptr, i64, i8)
+; CHECK-LABEL: define i64 @cxx_string(
+; CHECK:       and i32 %libc.in.place, 32
+; CHECK-NOT:   callbr
+; CHECK:       %fast = call ptr @__copystack_fast._ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm(ptr nonnull %s, ptr %t, i64 %n){{.*}}, !copystack.inplace
+; CHECK-NEXT:  %[[NULL:.*]] = icmp eq ptr %fast, null
+; CHECK-NEXT:  br i1 %[[NULL]], label %[[CALL:.*]], label %[[JOIN:.*]]
+; CHECK:       [[CALL]]:
+; CHECK-NEXT:  %r = call ptr @__copystack_dispatch._ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm(ptr nonnull %s, ptr %t, i64 %n)
+; CHECK:       [[JOIN]]:
+; CHECK-NEXT:  %[[R:.*]] = phi ptr [ %fast, %{{.*}} ], [ %r, %[[CALL]] ]
+; CHECK:       call ptr @__copystack_fast._ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc(ptr %[[R]], i64 3, i8 signext 120){{.*}}, !copystack.inplace
+; CHECK:       call void @__copystack_dispatch._ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc(ptr %[[R]], i64 3, i8 signext 120)
+; CHECK-NOT:   callbr
+; CHECK:       ret i64
+; OFF-LABEL:   define i64 @cxx_string(
+; OFF-NOT:     __copystack_fast
+; OFF:         ret i64
+define i64 @cxx_string(ptr %s, ptr %t, i64 %n) {
+  %r = call ptr @_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm(ptr nonnull %s, ptr %t, i64 %n)
+  call void @_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc(ptr %r, i64 3, i8 signext 120)
+  %l = load i64, ptr %r
+  ret i64 %l
+}

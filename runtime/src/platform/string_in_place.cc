@@ -1,0 +1,152 @@
+// The fast paths of libstdc++'s std::string members that instrumented code
+// calls in place (copystack/abi.h, COPYSTACK_IN_PLACE_STRING): what each
+// member does when the result fits the string's capacity, which neither
+// allocates nor throws. Each returns the string, or null where the member
+// would allocate (or, for _M_replace, where the new characters come from the
+// string itself): the pass then makes the call itself, a foreign call.
+//
+// They run on a task stack in the guard band, as memcpy does: leaves whose
+// only calls are memcpy, memmove and memset. The runtime turns the group on
+// only when the program's binding of each member is libstdc++.so.6's own
+// (libc_in_place.cc), so that these do what the program's call would have.
+//
+// The layout is libstdc++'s C++11 string ABI (GCC 5 and later): the data
+// pointer, the length, and a union of a 16-byte local buffer (at most 15
+// characters and the terminator) and the allocated capacity. A string is
+// local when its data pointer is its own local buffer.
+#include "copystack/abi.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+namespace {
+
+struct String {
+  char *p;
+  size_t length;
+  union {
+    char local[16];
+    size_t capacity;
+  };
+};
+static_assert(sizeof(String) == 32, "libstdc++'s std::string");
+
+constexpr size_t kLocalCapacity = 15;
+
+size_t capacity(const String *s) {
+  return s->p == s->local ? kLocalCapacity : s->capacity;
+}
+
+void set_length(String *s, size_t n) {
+  s->length = n;
+  s->p[n] = '\0';
+}
+
+// The new length when `remove` characters at `pos` become `insert` new ones
+// and the result fits the capacity; otherwise (the member would grow the
+// string, or would throw on bad arguments) ~0.
+size_t fitting(const String *s, size_t pos, size_t remove, size_t insert) {
+  size_t len = s->length, cap = capacity(s);
+  if (pos > len || remove > len - pos || insert > cap ||
+      len - remove > cap - insert)
+    return ~size_t(0);
+  return len - remove + insert;
+}
+
+// The characters after the replaced part move to their new place.
+void make_room(String *s, size_t pos, size_t remove, size_t insert) {
+  size_t tail = s->length - pos - remove;
+  if (tail && remove != insert)
+    memmove(s->p + pos + insert, s->p + pos + remove, tail);
+}
+
+} // namespace
+
+// Named as the pass calls them; exported from the shared runtime too.
+#define FAST(name)                                                             \
+  asm(COPYSTACK_SYM_STRING_FAST name) __attribute__((visibility("default")))
+
+extern "C" {
+
+// basic_string& _M_append(const char *s, size_t n)
+void *append(String *self, const char *s, size_t n)
+    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm");
+void *append(String *self, const char *s, size_t n) {
+  size_t len = fitting(self, self->length, 0, n);
+  if (len == ~size_t(0))
+    return nullptr;
+  if (n)
+    memcpy(self->p + self->length, s, n);
+  set_length(self, len);
+  return self;
+}
+
+// void _M_assign(const basic_string &from)
+void *assign(String *self, const String *from)
+    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_assignERKS4_");
+void *assign(String *self, const String *from) {
+  if (self == from)
+    return self;
+  size_t n = from->length;
+  if (n > capacity(self))
+    return nullptr;
+  if (n)
+    memcpy(self->p, from->p, n);
+  set_length(self, n);
+  return self;
+}
+
+// basic_string& _M_replace(size_t pos, size_t remove, const char *s,
+//                          size_t insert)
+void *replace(String *self, size_t pos, size_t remove, const char *s,
+              size_t insert)
+    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm");
+void *replace(String *self, size_t pos, size_t remove, const char *s,
+              size_t insert) {
+  size_t len = fitting(self, pos, remove, insert);
+  // New characters from the string itself (libstdc++'s "not disjunct"):
+  // the member's own careful order of moves.
+  if (len == ~size_t(0) ||
+      !(s < self->p || s > self->p + self->length))
+    return nullptr;
+  make_room(self, pos, remove, insert);
+  if (insert)
+    memcpy(self->p + pos, s, insert);
+  set_length(self, len);
+  return self;
+}
+
+// basic_string& _M_replace_aux(size_t pos, size_t remove, size_t insert,
+//                              char c)
+void *replace_aux(String *self, size_t pos, size_t remove, size_t insert,
+                  char c)
+    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE14_M_replace_auxEmmmc");
+void *replace_aux(String *self, size_t pos, size_t remove, size_t insert,
+                  char c) {
+  size_t len = fitting(self, pos, remove, insert);
+  if (len == ~size_t(0))
+    return nullptr;
+  make_room(self, pos, remove, insert);
+  if (insert)
+    memset(self->p + pos, c, insert);
+  set_length(self, len);
+  return self;
+}
+
+// void _M_construct(size_t n, char c): the constructors have pointed the
+// data at the local buffer; more than it holds is an allocation.
+void *construct(String *self, size_t n, char c)
+    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc");
+void *construct(String *self, size_t n, char c) {
+  if (n > kLocalCapacity || self->p != self->local)
+    return nullptr;
+  // The whole buffer, then the terminator: two stores, no call.
+  uint64_t fill = 0x0101010101010101u * (unsigned char)c;
+  memcpy(self->local, &fill, 8);
+  memcpy(self->local + 8, &fill, 8);
+  set_length(self, n);
+  return self;
+}
+
+} // extern "C"
