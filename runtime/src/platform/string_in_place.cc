@@ -54,6 +54,33 @@ size_t fitting(const String *s, size_t pos, size_t remove, size_t insert) {
   return len - remove + insert;
 }
 
+// memcpy(to, from, n) for ranges that do not overlap; up to 16 bytes as
+// two loads and two stores that may overlap each other, no call (most
+// strings are short, and glibc's memcpy is a call and a size dispatch).
+void copy(char *to, const char *from, size_t n) {
+  if (n > 16) {
+    memcpy(to, from, n);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    memcpy(&a, from, 8);
+    memcpy(&b, from + n - 8, 8);
+    memcpy(to, &a, 8);
+    memcpy(to + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, from, 4);
+    memcpy(&b, from + n - 4, 4);
+    memcpy(to, &a, 4);
+    memcpy(to + n - 4, &b, 4);
+  } else if (n) {
+    // 1 to 3: the first, the middle and the last (the same for n = 1).
+    char a = from[0], b = from[n / 2], c = from[n - 1];
+    to[0] = a;
+    to[n / 2] = b;
+    to[n - 1] = c;
+  }
+}
+
 // The characters after the replaced part move to their new place.
 void make_room(String *s, size_t pos, size_t remove, size_t insert) {
   size_t tail = s->length - pos - remove;
@@ -76,8 +103,7 @@ void *append(String *self, const char *s, size_t n) {
   size_t len = fitting(self, self->length, 0, n);
   if (len == ~size_t(0))
     return nullptr;
-  if (n)
-    memcpy(self->p + self->length, s, n);
+  copy(self->p + self->length, s, n);
   set_length(self, len);
   return self;
 }
@@ -91,8 +117,7 @@ void *assign(String *self, const String *from) {
   size_t n = from->length;
   if (n > capacity(self))
     return nullptr;
-  if (n)
-    memcpy(self->p, from->p, n);
+  copy(self->p, from->p, n);
   set_length(self, n);
   return self;
 }
@@ -111,8 +136,7 @@ void *replace(String *self, size_t pos, size_t remove, const char *s,
       !(s < self->p || s > self->p + self->length))
     return nullptr;
   make_room(self, pos, remove, insert);
-  if (insert)
-    memcpy(self->p + pos, s, insert);
+  copy(self->p + pos, s, insert);
   set_length(self, len);
   return self;
 }

@@ -58,10 +58,15 @@ __attribute__((noinline)) static void work(int depth) {
   a.append(opaque("ijklmno"), 7); // 15: the local buffer full
   show("append local", a);
   a.append(opaque("p"), 1); // 16: grows
-  a.reserve(100);
+  a.reserve(200);
   for (int i = 0; i < 5; ++i)
     a.append(opaque("0123456789"), opaque(10));
   a.append(a.data() + 2, 3); // from itself: disjunct from the new end
+  // The fast path's copies by size: 1-3, 4-7, 8-16 bytes, and longer.
+  a.append(opaque("ABCDEFGHIJKLMNOP"), 16);
+  a.append(opaque("qrstuvwxyzQRSTUVW"), 17);
+  a.append(opaque("XY"), 2);
+  a.append(opaque("Z1234"), 4);
   show("append heap", a);
   // _M_assign: fits, itself, needs more (foreign).
   std::string b = "short";
@@ -135,7 +140,7 @@ int main() {
 // OFF: string in place: no
 // RESULTS: construct [35] |y|zzzzzzzzzzzzzzz|wwwwwwwwwwwwwwww
 // RESULTS-NEXT: append local [15] abcdefghijklmno
-// RESULTS-NEXT: append heap [69] abcdefghijklmnop01234567890123456789012345678901234567890123456789cde
+// RESULTS-NEXT: append heap [108] abcdefghijklmnop01234567890123456789012345678901234567890123456789cdeABCDEFGHIJKLMNOPqrstuvwxyzQRSTUVWXYZ123
 // RESULTS-NEXT: assign local [5] short
 // RESULTS-NEXT: assign self [5] short
 // RESULTS-NEXT: assign grows [40] BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB
