@@ -23,7 +23,7 @@ namespace {
 enum class Sig { PtrI64, VoidPtr, PtrI64I64, PtrPtrI64, I32Ptr, I64PtrPtr,
                  PtrPtrPtr, PtrPtr, VoidBoolPtrPtrPtr, I64PtrI64I64,
                  VoidPtrI64, PtrPtrPtrI64, VoidPtrPtr, PtrPtrI64I64PtrI64,
-                 PtrPtrI64I64I64I8, VoidPtrI64I8 };
+                 PtrPtrI64I64I64I8, VoidPtrI64I8, VoidPtrI64I64 };
 
 // What runs in place: the call itself, or something equivalent that
 // glibc's or libstdc++'s own definition does.
@@ -87,6 +87,8 @@ FunctionType *typeOf(Sig S, LLVMContext &C) {
     return FunctionType::get(Ptr, {Ptr, I64, I64, I64, I8}, false);
   case Sig::VoidPtrI64I8:
     return FunctionType::get(Void, {Ptr, I64, I8}, false);
+  case Sig::VoidPtrI64I64:
+    return FunctionType::get(Void, {Ptr, I64, I64}, false);
   }
   return nullptr;
 }

@@ -260,8 +260,8 @@ typedef struct copystack_prefix {
  *          them is libstdc++.so.6's own (a program that replaces any of
  *          them, or a sanitizer's interceptors, turns the group off);
  *   STRING libstdc++'s std::string members that instrumented code calls
- *          most (_M_append, _M_assign, _M_replace, _M_replace_aux, and
- *          _M_construct(n, c)), in place as the runtime's own copy of
+ *          most (_M_append, _M_assign, _M_replace, _M_replace_aux,
+ *          _M_construct(n, c) and _M_erase), in place as the runtime's own copy of
  *          their paths that neither allocate nor throw: what fits the
  *          string's capacity (COPYSTACK_SYM_STRING_FAST + the name: a leaf
  *          that calls memcpy, memmove or memset, so no room test, as for
@@ -328,7 +328,9 @@ typedef struct copystack_prefix {
   X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE14_M_replace_auxEmmmc", \
     PtrPtrI64I64I64I8, Fast)                                                   \
   X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc", \
-    VoidPtrI64I8, Fast)
+    VoidPtrI64I8, Fast)                                                        \
+  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE8_M_eraseEmm", \
+    VoidPtrI64I64, Fast)
 
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that

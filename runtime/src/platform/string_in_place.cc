@@ -1,6 +1,7 @@
 // The fast paths of libstdc++'s std::string members that instrumented code
 // calls in place (copystack/abi.h, COPYSTACK_IN_PLACE_STRING): what each
-// member does when the result fits the string's capacity, which neither
+// member does when the result fits the string's capacity (always, for
+// _M_erase), which neither
 // allocates nor throws. Each returns the string, or null where the member
 // would allocate (or, for _M_replace, where the new characters come from the
 // string itself): the pass then makes the call itself, a foreign call.
@@ -170,6 +171,19 @@ void *construct(String *self, size_t n, char c) {
   memcpy(self->local, &fill, 8);
   memcpy(self->local + 8, &fill, 8);
   set_length(self, n);
+  return self;
+}
+
+// void _M_erase(size_t pos, size_t n): never grows; in place whenever the
+// arguments are within the string (the callers' checks make them so).
+void *erase(String *self, size_t pos, size_t n)
+    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE8_M_eraseEmm");
+void *erase(String *self, size_t pos, size_t n) {
+  size_t len = fitting(self, pos, n, 0);
+  if (len == ~size_t(0))
+    return nullptr;
+  make_room(self, pos, n, 0);
+  set_length(self, len);
   return self;
 }
 

@@ -1,6 +1,7 @@
 // libstdc++'s std::string members that instrumented code calls most run in
 // place on the task stack when the result fits the string's capacity
-// (_M_append, _M_assign, _M_replace, _M_replace_aux, _M_construct(n, c):
+// (_M_append, _M_assign, _M_replace, _M_replace_aux, _M_construct(n, c),
+// _M_erase:
 // the runtime's copy of those paths, abi.h COPYSTACK_IN_PLACE_STRING), and
 // stay foreign calls where the string must grow, and for _M_replace where
 // the new characters come from the string itself. Each member below runs
@@ -104,6 +105,14 @@ __attribute__((noinline)) static void work(int depth) {
   show("replace_aux grows", x);
   x.assign(opaque(5), 'q');
   show("assign n", x);
+  // _M_erase: erase(pos, n), erase(iterator), pop_back, to the end.
+  std::string e = "0123456789abcdefghij";
+  e.erase(opaque(3), 4);
+  e.erase(e.begin() + opaque(1));
+  e.pop_back();
+  show("erase", e);
+  e.erase(opaque(5));
+  show("erase to end", e);
 }
 
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
@@ -154,6 +163,8 @@ int main() {
 // RESULTS-NEXT: resize [14] a++bc---......
 // RESULTS-NEXT: replace_aux grows [44] a++bc---......##############################
 // RESULTS-NEXT: assign n [5] qqqqq
+// RESULTS-NEXT: erase [14] 02789abcdefghi
+// RESULTS-NEXT: erase to end [5] 02789
 // RESULTS-NEXT: roomy: [[R:[0-9]+]]
 // RESULTS: cramped: [[R]]
 // RESULTS: thread: [[R]]
