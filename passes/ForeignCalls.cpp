@@ -8,6 +8,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
@@ -245,11 +246,15 @@ public:
     IRBuilder<> B(&CB);
     B.SetCurrentDebugLocation(CB.getDebugLoc());
     Value *Cond = isInstrumented(B, Target);
+    // Most calls through a pointer in instrumented code reach instrumented
+    // code (methods, callbacks of the program's own): the direct call is
+    // the fall-through path, and the foreign one is laid out of line.
+    MDNode *Likely = MDBuilder(CB.getContext()).createLikelyBranchWeights();
 
     if (auto *CI = dyn_cast<CallInst>(&CB)) {
       Instruction *ThenTerm = nullptr, *ElseTerm = nullptr;
       SplitBlockAndInsertIfThenElse(Cond, CI->getIterator(), &ThenTerm,
-                                    &ElseTerm);
+                                    &ElseTerm, Likely);
       BasicBlock *Tail = CI->getParent();
       CI->moveBefore(ThenTerm);
       IRBuilder<> EB(ElseTerm);
@@ -287,7 +292,7 @@ public:
     II->setNormalDest(Join);
     IRBuilder<> FB(From);
     FB.SetCurrentDebugLocation(II->getDebugLoc());
-    FB.CreateCondBr(Cond, Direct, Foreign);
+    FB.CreateCondBr(Cond, Direct, Foreign, Likely);
 
     IRBuilder<> XB(Foreign);
     XB.SetCurrentDebugLocation(II->getDebugLoc());

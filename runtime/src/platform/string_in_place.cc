@@ -55,24 +55,26 @@ size_t fitting(const String *s, size_t pos, size_t remove, size_t insert) {
   return len - remove + insert;
 }
 
+// n bytes, sizeof(Word) <= n <= 2 * sizeof(Word): the first and the last
+// word, which may overlap; both loads before the stores.
+template <typename Word> void copy_words(char *to, const char *from, size_t n) {
+  Word a, b;
+  memcpy(&a, from, sizeof a);
+  memcpy(&b, from + n - sizeof b, sizeof b);
+  memcpy(to, &a, sizeof a);
+  memcpy(to + n - sizeof b, &b, sizeof b);
+}
+
 // memcpy(to, from, n) for ranges that do not overlap; up to 16 bytes as
-// two loads and two stores that may overlap each other, no call (most
-// strings are short, and glibc's memcpy is a call and a size dispatch).
+// two loads and two stores, no call (most strings are short, and glibc's
+// memcpy is a call and a size dispatch).
 void copy(char *to, const char *from, size_t n) {
   if (n > 16) {
     memcpy(to, from, n);
   } else if (n >= 8) {
-    uint64_t a, b;
-    memcpy(&a, from, 8);
-    memcpy(&b, from + n - 8, 8);
-    memcpy(to, &a, 8);
-    memcpy(to + n - 8, &b, 8);
+    copy_words<uint64_t>(to, from, n);
   } else if (n >= 4) {
-    uint32_t a, b;
-    memcpy(&a, from, 4);
-    memcpy(&b, from + n - 4, 4);
-    memcpy(to, &a, 4);
-    memcpy(to + n - 4, &b, 4);
+    copy_words<uint32_t>(to, from, n);
   } else if (n) {
     // 1 to 3: the first, the middle and the last (the same for n = 1).
     char a = from[0], b = from[n / 2], c = from[n - 1];

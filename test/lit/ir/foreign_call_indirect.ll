@@ -1,11 +1,14 @@
 ; An indirect call dispatches on the callee's prefix too. Through the
 ; trampoline the target is the nest argument; a thunk, when the call passes
-; anything in memory, takes the callee from the frame.
+; anything in memory, takes the callee from the frame. The direct call is
+; the likely path (laid out as the fall-through).
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define void @f(ptr %fn)
 ; CHECK:       getelementptr i8, ptr %fn, i64 -16
+; CHECK:       %[[I:.*]] = icmp eq i64 %prefix, 7737593674106692459
+; CHECK-NEXT:  br i1 %[[I]], label %{{.*}}, label %{{.*}}, !prof ![[LIKELY:[0-9]+]]
 ; CHECK:       call void %fn(i32 1)
 ; CHECK:       {{^  }}call void @__copystack_foreign_call_r10(ptr nest %fn, i32 1)
 define void @f(ptr %fn) {
@@ -36,3 +39,5 @@ define i32 @h(ptr %fn, i32 %x) {
 ; CHECK-LABEL: define internal void @__copystack.thunk.0(ptr %0)
 ; CHECK:       %[[T:.*]] = load ptr, ptr
 ; CHECK:       call void %[[T]](x86_fp80
+
+; CHECK: ![[LIKELY]] = !{!"branch_weights", i32 {{[0-9]+}}, i32 1}
