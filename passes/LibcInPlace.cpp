@@ -165,14 +165,13 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
     }
     BasicBlock *Fast = BasicBlock::Create(C, "libc.in.place", &F, Slow);
     Head->getTerminator()->eraseFromParent();
-    // The tree and hash leaves, and the string members' fast paths, use
-    // no stack: the group's bit alone, the guard band is room enough (as
-    // for memcpy). The others test the room after the bit.
+    // The tree and hash leaves and the string members' fast paths use no
+    // stack (COPYSTACK_IN_PLACE_NO_ROOM): the group's bit alone. The
+    // others test the room after the bit.
     // The room test jumps to the call in place, and falls through to the
     // foreign call after telling the runtime.
     BasicBlock *Room = Fast;
-    if (E->Group != COPYSTACK_IN_PLACE_TREE &&
-        E->Group != COPYSTACK_IN_PLACE_STRING) {
+    if (!(E->Group & COPYSTACK_IN_PLACE_NO_ROOM)) {
       Room = BasicBlock::Create(C, "libc.room", &F, Fast);
       CallBrInst::Create(RoomTest, Slow, {Fast}, {}, "", Room)
           ->setDebugLoc(CB->getDebugLoc());
@@ -228,12 +227,11 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
           (Twine(COPYSTACK_SYM_STRING_FAST) + E->Name).str(),
           FunctionType::get(Ptr, CB->getFunctionType()->params(), false));
       InPlace = FB.CreateCall(Fn, Args, "fast");
-      // The char argument's extension, as the call had it.
-      SmallVector<AttributeSet, 5> Params;
-      for (unsigned I = 0; I < CB->arg_size(); ++I)
-        Params.push_back(CB->getAttributes().getParamAttrs(I));
+      // The arguments' attributes (the char's extension) as the call had
+      // them; not its result's, which is another type for the void ones.
       InPlace->setAttributes(
-          AttributeList::get(C, AttributeSet(), AttributeSet(), Params));
+          CB->getAttributes().removeFnAttributes(C).removeAttributesAtIndex(
+              C, AttributeList::ReturnIndex));
       Retry = FB.CreateIsNull(InPlace);
       break;
     }

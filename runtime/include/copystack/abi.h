@@ -282,6 +282,23 @@ typedef struct copystack_prefix {
 #define COPYSTACK_IN_PLACE_STRING 32
 #define COPYSTACK_SYM_STRING_FAST "__copystack_fast."
 #define COPYSTACK_IN_PLACE_ROOM 4096
+/* The groups called in place without the room test: leaves that use no
+ * stack to speak of, as memcpy (the guard band is room enough). */
+#define COPYSTACK_IN_PLACE_NO_ROOM                                             \
+  (COPYSTACK_IN_PLACE_TREE | COPYSTACK_IN_PLACE_STRING)
+/* The std::string members of STRING (libstdc++'s C++11 ABI names). */
+#define COPYSTACK_STRING_APPEND \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm"
+#define COPYSTACK_STRING_ASSIGN \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_assignERKS4_"
+#define COPYSTACK_STRING_REPLACE \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm"
+#define COPYSTACK_STRING_REPLACE_AUX \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE14_M_replace_auxEmmmc"
+#define COPYSTACK_STRING_CONSTRUCT \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc"
+#define COPYSTACK_STRING_ERASE \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE8_M_eraseEmm"
 
 /* Every function of those groups, one line each: the group, the name, the
  * C signature (the pass's names for them: PtrI64 is void *(uint64_t)) and
@@ -319,18 +336,12 @@ typedef struct copystack_prefix {
   X(NEW, "_ZdaPv", VoidPtr, DeleteAsFree)                                      \
   X(NEW, "_ZdlPvm", VoidPtrI64, DeleteAsFree)                                  \
   X(NEW, "_ZdaPvm", VoidPtrI64, DeleteAsFree)                                  \
-  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm", \
-    PtrPtrPtrI64, Fast)                                                        \
-  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_assignERKS4_", \
-    VoidPtrPtr, Fast)                                                          \
-  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm", \
-    PtrPtrI64I64PtrI64, Fast)                                                  \
-  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE14_M_replace_auxEmmmc", \
-    PtrPtrI64I64I64I8, Fast)                                                   \
-  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc", \
-    VoidPtrI64I8, Fast)                                                        \
-  X(STRING, "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE8_M_eraseEmm", \
-    VoidPtrI64I64, Fast)
+  X(STRING, COPYSTACK_STRING_APPEND, PtrPtrPtrI64, Fast)                       \
+  X(STRING, COPYSTACK_STRING_ASSIGN, VoidPtrPtr, Fast)                         \
+  X(STRING, COPYSTACK_STRING_REPLACE, PtrPtrI64I64PtrI64, Fast)                \
+  X(STRING, COPYSTACK_STRING_REPLACE_AUX, PtrPtrI64I64I64I8, Fast)             \
+  X(STRING, COPYSTACK_STRING_CONSTRUCT, VoidPtrI64I8, Fast)                    \
+  X(STRING, COPYSTACK_STRING_ERASE, VoidPtrI64I64, Fast)
 
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that

@@ -1,8 +1,7 @@
 // The fast paths of libstdc++'s std::string members that instrumented code
 // calls in place (copystack/abi.h, COPYSTACK_IN_PLACE_STRING): what each
 // member does when the result fits the string's capacity (always, for
-// _M_erase), which neither
-// allocates nor throws. Each returns the string, or null where the member
+// _M_erase), which neither allocates nor throws. Each returns the string, or null where the member
 // would allocate (or, for _M_replace, where the new characters come from the
 // string itself): the pass then makes the call itself, a foreign call.
 //
@@ -84,8 +83,9 @@ void copy(char *to, const char *from, size_t n) {
   }
 }
 
-// The characters after the replaced part move to their new place.
-void make_room(String *s, size_t pos, size_t remove, size_t insert) {
+// The characters after the `remove` replaced at `pos` move to their place
+// after `insert` new ones.
+void move_tail(String *s, size_t pos, size_t remove, size_t insert) {
   size_t tail = s->length - pos - remove;
   if (tail && remove != insert)
     memmove(s->p + pos + insert, s->p + pos + remove, tail);
@@ -101,7 +101,7 @@ extern "C" {
 
 // basic_string& _M_append(const char *s, size_t n)
 void *append(String *self, const char *s, size_t n)
-    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm");
+    FAST(COPYSTACK_STRING_APPEND);
 void *append(String *self, const char *s, size_t n) {
   size_t len = fitting(self, self->length, 0, n);
   if (len == ~size_t(0))
@@ -113,7 +113,7 @@ void *append(String *self, const char *s, size_t n) {
 
 // void _M_assign(const basic_string &from)
 void *assign(String *self, const String *from)
-    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_assignERKS4_");
+    FAST(COPYSTACK_STRING_ASSIGN);
 void *assign(String *self, const String *from) {
   if (self == from)
     return self;
@@ -129,7 +129,7 @@ void *assign(String *self, const String *from) {
 //                          size_t insert)
 void *replace(String *self, size_t pos, size_t remove, const char *s,
               size_t insert)
-    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm");
+    FAST(COPYSTACK_STRING_REPLACE);
 void *replace(String *self, size_t pos, size_t remove, const char *s,
               size_t insert) {
   size_t len = fitting(self, pos, remove, insert);
@@ -138,7 +138,7 @@ void *replace(String *self, size_t pos, size_t remove, const char *s,
   if (len == ~size_t(0) ||
       !(s < self->p || s > self->p + self->length))
     return nullptr;
-  make_room(self, pos, remove, insert);
+  move_tail(self, pos, remove, insert);
   copy(self->p + pos, s, insert);
   set_length(self, len);
   return self;
@@ -148,13 +148,13 @@ void *replace(String *self, size_t pos, size_t remove, const char *s,
 //                              char c)
 void *replace_aux(String *self, size_t pos, size_t remove, size_t insert,
                   char c)
-    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE14_M_replace_auxEmmmc");
+    FAST(COPYSTACK_STRING_REPLACE_AUX);
 void *replace_aux(String *self, size_t pos, size_t remove, size_t insert,
                   char c) {
   size_t len = fitting(self, pos, remove, insert);
   if (len == ~size_t(0))
     return nullptr;
-  make_room(self, pos, remove, insert);
+  move_tail(self, pos, remove, insert);
   if (insert)
     memset(self->p + pos, c, insert);
   set_length(self, len);
@@ -164,7 +164,7 @@ void *replace_aux(String *self, size_t pos, size_t remove, size_t insert,
 // void _M_construct(size_t n, char c): the constructors have pointed the
 // data at the local buffer; more than it holds is an allocation.
 void *construct(String *self, size_t n, char c)
-    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc");
+    FAST(COPYSTACK_STRING_CONSTRUCT);
 void *construct(String *self, size_t n, char c) {
   if (n > kLocalCapacity || self->p != self->local)
     return nullptr;
@@ -179,12 +179,12 @@ void *construct(String *self, size_t n, char c) {
 // void _M_erase(size_t pos, size_t n): never grows; in place whenever the
 // arguments are within the string (the callers' checks make them so).
 void *erase(String *self, size_t pos, size_t n)
-    FAST("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE8_M_eraseEmm");
+    FAST(COPYSTACK_STRING_ERASE);
 void *erase(String *self, size_t pos, size_t n) {
   size_t len = fitting(self, pos, n, 0);
   if (len == ~size_t(0))
     return nullptr;
-  make_room(self, pos, n, 0);
+  move_tail(self, pos, n, 0);
   set_length(self, len);
   return self;
 }
