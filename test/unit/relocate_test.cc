@@ -356,4 +356,138 @@ TEST_F(FramePointerFree, ARuleSaysWhereTheCallersFramePointerIs) {
   EXPECT_DEATH(relocate(false), "a frame pointer is out of order");
 }
 
+// A recursion: kDepth frames of R, each returning into R's own call site
+// (the walk's loop for frames that repeat a call site and need nothing but
+// the step), under T, whose integer local the walk must still put back.
+// R keeps a frame pointer (its callers' %rbp saved at %rbp) or has none
+// (its frame found 48 bytes above its callee's, %rbp left alone); either
+// way each R frame holds a spill with a stack address.
+struct Recursion : ::testing::TestWithParam<bool> {
+  static constexpr uintptr_t kRaIntoR = 0x7000, kRaIntoT = 0x8000;
+  static constexpr int kDepth = 6;
+  static constexpr uintptr_t kFrame = 48; // CFA - %rsp at R's call
+  Stack old_stack = allocate_stack(4096);
+  Stack new_stack = allocate_stack(8192);
+  FakeLookup lookup;
+  static inline copystack_frame_map r_map, t_map;
+  FrameInfo r, t;
+  static inline const copystack_object t_objects[] = {
+      {0, 8, 0, COPYSTACK_OBJ_NO_POINTERS, COPYSTACK_OBJF_ESCAPED},
+  };
+  static void t_resolve(int32_t *out) { out[0] = -8; }
+  uintptr_t hi = 0, rbp_t = 0, cfa[kDepth] = {}, ra_slot = 0, regs = 0;
+
+  bool fp() const { return GetParam(); }
+  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
+  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
+  uintptr_t &at_new(uintptr_t a) {
+    return *reinterpret_cast<uintptr_t *>(moved(a));
+  }
+
+  void SetUp() override {
+    copystack_test::fill_map(r_map, {"r", nullptr, nullptr, nullptr, 0, 0, 0,
+                                     0});
+    copystack_test::fill_map(t_map,
+                             {"t", t_resolve, t_objects, nullptr, 1, 1, 0, 0});
+    r.map = &r_map, t.map = &t_map;
+    flatten_words(r), flatten_words(t);
+    if (!fp())
+      r.sp_cfa = kFrame;
+    lookup.frames[kRaIntoR] = &r;
+    lookup.frames[kRaIntoT] = &t;
+
+    hi = old_stack.hi;
+    memset(reinterpret_cast<void *>(old_stack.lo), 0, old_stack.size());
+    rbp_t = hi - 64;
+    at_old(rbp_t) = 0; // the task's first frame
+    at_old(rbp_t + 8) = kTerminal;
+    at_old(rbp_t - 8) = hi - 200; // T's integer local: stays
+    for (int i = 0; i < kDepth; ++i) {
+      // R_0 outermost: its CFA is T's %rsp at the call.
+      cfa[i] = i ? cfa[i - 1] - kFrame : rbp_t - 16;
+      at_old(cfa[i] - 8) = i ? kRaIntoR : kRaIntoT;
+      if (fp())
+        at_old(cfa[i] - 16) = i ? cfa[i - 1] - 16 : rbp_t; // saved %rbp
+      else
+        at_old(cfa[i] - 16) = hi - 400 - 8 * i; // a spill
+      at_old(cfa[i] - 24) = hi - 300 - 8 * i; // a spill
+    }
+    ra_slot = cfa[kDepth - 1] - kFrame - 8; // R_5 called the asker
+    at_old(ra_slot) = kRaIntoR;
+    regs = ra_slot - 16;
+    at_old(regs) = fp() ? cfa[kDepth - 1] - 16 : rbp_t; // %rbp
+  }
+  void TearDown() override {
+    release_stack(old_stack);
+    release_stack(new_stack);
+  }
+
+  Relocator relocate(bool verify, size_t chunk) {
+    size_t used = hi - regs;
+    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
+    Relocator rel(old_stack, new_stack, lookup, kTerminal);
+    if (verify)
+      rel.enable_verify(moved(regs));
+    if (chunk)
+      rel.set_copy_chunk(chunk);
+    rel.copy(new_stack.hi - used, regs, used);
+    WalkStart ws;
+    ws.regs.rbp = &at_new(regs);
+    ws.ra_slot = &at_new(ra_slot);
+    ws.known_lo = moved(regs);
+    ws.known_hi = moved(ra_slot);
+    rel.run(ws);
+    return rel;
+  }
+
+  void expect_relocated(const Relocator &rel) {
+    EXPECT_EQ(rel.frames(), unsigned(kDepth + 1));
+    EXPECT_EQ(at_new(rbp_t - 8), hi - 200); // T found: its integer put back
+    for (int i = 0; i < kDepth; ++i) {
+      EXPECT_EQ(at_new(cfa[i] - 8), i ? kRaIntoR : kRaIntoT);
+      EXPECT_EQ(at_new(cfa[i] - 16),
+                moved(fp() ? (i ? cfa[i - 1] - 16 : rbp_t)
+                           : hi - 400 - 8 * i));
+      EXPECT_EQ(at_new(cfa[i] - 24), moved(hi - 300 - 8 * i));
+    }
+    EXPECT_EQ(at_new(regs), moved(fp() ? cfa[kDepth - 1] - 16 : rbp_t));
+  }
+};
+
+TEST_P(Recursion, StepsEveryFrameOfTheSameCallSite) {
+  expect_relocated(relocate(false, 0));
+  // The copy a word ahead of the walk: each frame's link is read after its
+  // copy.
+  expect_relocated(relocate(false, 8));
+}
+
+TEST_P(Recursion, VerifySeesEveryWordOwned) {
+  testing::internal::CaptureStderr();
+  Relocator rel = relocate(true, 8);
+  unsigned reports = rel.report_unrelocated();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(reports, 0u) << err;
+  expect_relocated(rel);
+}
+
+// A broken link in the middle of the recursion is caught there too.
+TEST_P(Recursion, ABrokenLinkInTheRecursionIsFatal) {
+  if (fp()) {
+    at_old(cfa[2] - 16) = cfa[2] - 16 - 8 * 64; // points below its frame
+    EXPECT_DEATH(relocate(false, 0), "a frame pointer is out of order");
+  } else {
+    // T's and the word above it read as returns into R: the recursion's
+    // rule then finds a CFA above the stack.
+    at_old(cfa[0] - 8) = kRaIntoR;
+    at_old(cfa[0] + kFrame - 8) = kRaIntoR;
+    EXPECT_DEATH(relocate(false, 0), "lies above the stack");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FramePointers, Recursion, ::testing::Bool(),
+                         [](const auto &info) {
+                           return info.param ? "WithFramePointers"
+                                             : "WithoutFramePointers";
+                         });
+
 } // namespace

@@ -331,6 +331,11 @@ void Relocator::run(const WalkStart &s) {
   // cost a few instructions and the load of the next link each.
   const uintptr_t lo = new_.lo, hi = new_.hi;
   const uintptr_t terminal = terminal_ra_;
+  const bool verify = verify_;
+  // How far the copy has gone (pend_to_), refreshed after each call that
+  // may take it further; the copy's end does not change during the walk.
+  const uintptr_t pend_end = pend_end_;
+  uintptr_t copied = pend_to_;
   uintptr_t last_ra = last_ra_;
   const FrameInfo *last_fi = last_fi_;
   unsigned nframes = nframes_;
@@ -344,7 +349,8 @@ void Relocator::run(const WalkStart &s) {
   for (;;) {
     // ra_slot lies in [lo, hi - 8]: the first was checked above, every
     // later one is a checked frame's %rbp + 8.
-    known(reinterpret_cast<uintptr_t>(ra_slot), 8);
+    if (verify)
+      mark_known(reinterpret_cast<uintptr_t>(ra_slot), 8);
     uintptr_t ra = *ra_slot;
     if (ra == terminal)
       break;
@@ -372,12 +378,16 @@ void Relocator::run(const WalkStart &s) {
         broken("a frame's CFA (no frame pointer) lies above the stack", cfa);
     }
     const uintptr_t base = cfa - 16; // %rbp, with a frame pointer
-    ensure(cfa); // the frame's words and the link to the next
+    // The frame's words and the link to the next (ensure(), on locals).
+    if (cfa > copied && copied < pend_end) {
+      copy_upto(cfa);
+      copied = pend_to_;
+    }
     ++nframes;
     // The copy did all a frame needs unless its map knows integers or
     // names memory off the frame (most frames of a deep recursion).
-    if (!fi->plain || verify_) {
-      if (verify_)
+    if (!fi->plain || verify) {
+      if (verify)
         frames_.push_back(Frame{frame_lo, cfa, fi->name(), base});
       frame_words(frame_lo, base, fi->skip, fi->nskip);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
@@ -387,6 +397,7 @@ void Relocator::run(const WalkStart &s) {
       for (uint32_t i = 0; i < fi->nregsaves; ++i)
         reg_save_area(base + fi->regsaves[i]);
       known(frame_lo, cfa - frame_lo);
+      copied = pend_to_;
     }
     ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
     frame_lo = cfa;
@@ -396,6 +407,45 @@ void Relocator::run(const WalkStart &s) {
       rbp = *reinterpret_cast<uintptr_t *>(base);
     else if (fi->rbp_slot)
       rbp = *reinterpret_cast<uintptr_t *>(cfa + fi->rbp_slot);
+    // The frames above that return into the same call site (a recursion)
+    // with nothing for the walk to do but step (plain frames, no verify
+    // mode): the same steps as above, in a loop of their own that keeps its
+    // few values in registers.
+    if (fi->plain && !verify) {
+      if (!fi->sp_cfa) {
+        while (*ra_slot == last_ra) {
+          if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
+            broken("a frame pointer is out of order", rbp);
+          cfa = rbp + 16;
+          if (cfa > copied && copied < pend_end) {
+            copy_upto(cfa);
+            copied = pend_to_;
+          }
+          ++nframes;
+          ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
+          frame_lo = cfa;
+          rbp = *reinterpret_cast<uintptr_t *>(rbp);
+        }
+      } else {
+        const uintptr_t step = fi->sp_cfa;
+        const intptr_t rbp_slot = fi->rbp_slot;
+        while (*ra_slot == last_ra) {
+          cfa = frame_lo + step;
+          if (cfa > hi)
+            broken("a frame's CFA (no frame pointer) lies above the stack",
+                   cfa);
+          if (cfa > copied && copied < pend_end) {
+            copy_upto(cfa);
+            copied = pend_to_;
+          }
+          ++nframes;
+          ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
+          frame_lo = cfa;
+          if (rbp_slot)
+            rbp = *reinterpret_cast<uintptr_t *>(cfa + rbp_slot);
+        }
+      }
+    }
   }
   last_ra_ = last_ra;
   last_fi_ = last_fi;
