@@ -307,9 +307,10 @@ void Relocator::run(const WalkStart &s) {
     for (int i = 0; i < kNumArgRegs; ++i)
       if (r.arg[i] && !(s.asker->gpr_mask & (1u << i)))
         restore(r.arg[i]);
-    if (r.xmm && !(s.asker->flags & COPYSTACK_MAPF_VECTOR_ARGS))
-      for (int i = 0; i < 16; ++i)
-        restore(reinterpret_cast<uintptr_t *>(&r.xmm[i]));
+    if (r.xmm && !(s.asker->flags & COPYSTACK_MAPF_VECTOR_ARGS)) {
+      uintptr_t x = reinterpret_cast<uintptr_t>(r.xmm);
+      restore_span(x, x + 16 * sizeof(uint64_t)); // xmm0-7, both halves
+    }
   }
 
   // 2. The asking function's incoming stack arguments: those its map says
