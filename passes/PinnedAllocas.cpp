@@ -235,7 +235,21 @@ private:
       Top = tagged(B.CreateLoad(I64, TopP));
     Value *Lo = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_LO)));
     Value *Need = B.CreateAdd(Size, B.getInt64(Align - 1));
-    Value *Short = B.CreateICmpULT(B.CreateSub(Top, Lo), Need);
+    const uint64_t Mask = ~(Align - 1);
+    // A constant size (every static local): the new top first, and too
+    // little room when it falls below lo, compared as signed: an area
+    // without a chunk has top and lo 0 (abi.h), and its new top is then
+    // negative; user-space addresses are positive either way. A size known
+    // only at run time (a VLA, alloca(n)) could make top - size wrap to an
+    // address above top: there, the room itself against the bytes needed.
+    Value *FastNew = nullptr, *Short;
+    auto *CSize = dyn_cast<ConstantInt>(Size);
+    if (CSize && CSize->getZExtValue() < (uint64_t(1) << 31)) {
+      FastNew = B.CreateAnd(B.CreateSub(Top, Size), B.getInt64(Mask));
+      Short = B.CreateICmpSLT(FastNew, Lo);
+    } else {
+      Short = B.CreateICmpULT(B.CreateSub(Top, Lo), Need);
+    }
     BasicBlock *Head = B.GetInsertBlock();
     MDNode *Unlikely = MDBuilder(C).createUnlikelyBranchWeights();
     Instruction *SlowT =
@@ -247,11 +261,20 @@ private:
     Value *Got = slowPathCall(Slow, names::PinGrow, I64);
     BasicBlock *Join = SlowT->getSuccessor(0);
     B.SetInsertPoint(Join, Join->getFirstInsertionPt());
-    PHINode *From = B.CreatePHI(I64, 2, "pin.from");
-    From->addIncoming(Top, Head);
-    From->addIncoming(Got, SlowT->getParent());
-    Value *New = B.CreateAnd(B.CreateSub(From, Size), B.getInt64(~(Align - 1)),
-                             "pin.top");
+    Value *New;
+    if (FastNew) {
+      Value *SlowNew =
+          Slow.CreateAnd(Slow.CreateSub(Got, Size), Slow.getInt64(Mask));
+      PHINode *Phi = B.CreatePHI(I64, 2, "pin.top");
+      Phi->addIncoming(FastNew, Head);
+      Phi->addIncoming(SlowNew, SlowT->getParent());
+      New = Phi;
+    } else {
+      PHINode *From = B.CreatePHI(I64, 2, "pin.from");
+      From->addIncoming(Top, Head);
+      From->addIncoming(Got, SlowT->getParent());
+      New = B.CreateAnd(B.CreateSub(From, Size), B.getInt64(Mask), "pin.top");
+    }
     B.CreateStore(New, TopP);
     return New;
   }
@@ -485,13 +508,16 @@ private:
     Value *Th = thread(B);
     Value *Lo = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_LO)));
     Value *Hi = tagged(B.CreateLoad(I64, field(B, Th, COPYSTACK_THREAD_PIN_HI)));
-    Value *InChunk = B.CreateICmpULE(B.CreateSub(V, Lo), B.CreateSub(Hi, Lo));
+    // In the thread's chunk: lo <= V <= hi (lo <= hi always: both 0 when
+    // there is no chunk, and V is then 0 too on the fast path). Two
+    // compares of V with the fields in memory, two branches.
+    Value *Out = B.CreateOr(B.CreateICmpULT(V, Lo), B.CreateICmpUGT(V, Hi));
     Instruction *ThenT, *ElseT;
-    SplitBlockAndInsertIfThenElse(InChunk, I->getIterator(), &ThenT, &ElseT,
-                                  MDBuilder(C).createLikelyBranchWeights());
-    IRBuilder<> Fast(ThenT);
+    SplitBlockAndInsertIfThenElse(Out, I->getIterator(), &ThenT, &ElseT,
+                                  MDBuilder(C).createUnlikelyBranchWeights());
+    IRBuilder<> Fast(ElseT);
     Fast.CreateStore(V, field(Fast, Th, COPYSTACK_THREAD_PIN_TOP));
-    IRBuilder<> Slow(ElseT);
+    IRBuilder<> Slow(ThenT);
     Slow.CreateStore(V, field(Slow, Th, COPYSTACK_THREAD_PIN_ARG));
     slowPathCall(Slow, names::PinRelease, Type::getVoidTy(C));
   }
