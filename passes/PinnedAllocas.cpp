@@ -186,17 +186,19 @@ private:
   PointerType *Ptr;
   Value *Mark = nullptr;
 
-  // The address of the calling thread's __copystack_thread, recomputed at
-  // every use: a task may move to another thread between two of them, and
-  // llvm.threadlocal.address would be merged across calls.
+  // The calling thread's __copystack_thread, as its offset from the thread
+  // pointer in the %fs address space (X86's 257): each access of a field
+  // is then one instruction relative to the thread it runs on, so a task
+  // that moved to another thread between two accesses reaches the new
+  // thread's (llvm.threadlocal.address would be merged across calls).
   Value *thread(IRBuilder<> &B) {
-    auto *Ty = FunctionType::get(Ptr, false);
+    auto *Ty = FunctionType::get(I64, false);
     InlineAsm *IA = x86Asm(Ty,
                            "movq " COPYSTACK_THREAD_SYMBOL
-                           "@gottpoff(%rip), $0\n\t"
-                           "addq %fs:0, $0",
+                           "@gottpoff(%rip), $0",
                            "=r");
-    return B.CreateCall(IA, {}, "cs.thread");
+    return B.CreateIntToPtr(B.CreateCall(IA, {}, "cs.thread.tpoff"),
+                            PointerType::get(C, 257), "cs.thread");
   }
 
   Value *field(IRBuilder<> &B, Value *Th, uint64_t Offset) {

@@ -353,8 +353,13 @@ typedef struct copystack_prefix {
  *     lo    the lowest usable byte of the current chunk
  *     hi    the highest: top when the chunk is empty
  *
- * A frame allocates N bytes aligned to A when top - lo >= N + A - 1 by
- * setting top = (top - N) & -A. Otherwise it stores N + A - 1 in the
+ * A frame allocates N bytes aligned to A by setting top = (top - N) & -A
+ * when that value, compared as signed, is at least lo (a thread without a
+ * chunk has top and lo 0: the value is then negative); a size known only
+ * at run time is tested as top - lo >= N + A - 1 instead, unsigned, since
+ * top - N could wrap above top. The fields are read and written as
+ * offsets from the thread pointer (%fs), whichever thread the task runs
+ * on at that moment. Without the room, it stores N + A - 1 in the
  * thread's arg field and calls __copystack_pin_grow (through
  * COPYSTACK_SYM_PIN_GROW), which starts a chunk with that many bytes free
  * and returns its top, and allocates from there the same way. It gives its

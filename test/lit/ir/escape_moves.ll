@@ -38,8 +38,8 @@ define void @f() {
 ; CHECK-NEXT:  %[[LOW:[0-9]+]] = sub i64 %pin.mark, 16
 ; CHECK-NEXT:  %[[NEW:[0-9]+]] = and i64 %[[LOW]], -16
 ; CHECK-NEXT:  icmp slt i64 %[[NEW]], %[[LO]]
-; CHECK:       %[[ARG:.*]] = getelementptr i8, ptr %cs.thread, i64 88
-; CHECK-NEXT:  store i64 31, ptr %[[ARG]]
+; CHECK:       %[[ARG:.*]] = getelementptr i8, ptr addrspace(257) %cs.thread, i64 88
+; CHECK-NEXT:  store i64 31, ptr addrspace(257) %[[ARG]]
 ; CHECK-NEXT:  %[[GOT:.*]] = call preserve_mostcc i64 @__copystack_pin_grow_entry()
 ; CHECK-NEXT:  %[[SLOWLOW:[0-9]+]] = sub i64 %[[GOT]], 16
 ; CHECK-NEXT:  %[[SLOWNEW:[0-9]+]] = and i64 %[[SLOWLOW]], -16

@@ -14,9 +14,11 @@ declare void @keep(ptr)
 ; CHECK-NOT:   pin.mark
 ; CHECK:       br i1 %c, label %slow, label %done
 ; CHECK:       slow:
-; The thread's address: an asm that clobbers the flags, and says so.
-; CHECK-NEXT:  %cs.thread = call ptr asm sideeffect "movq __copystack_thread@gottpoff(%rip), $0\0A\09addq %fs:0, $0", "=r,~{dirflag},~{fpsr},~{flags}"()
-; CHECK:       %pin.mark = load i64
+; The thread's variable: its offset from the thread pointer (an asm that
+; clobbers the flags, and says so), a pointer in the %fs address space.
+; CHECK-NEXT:  %cs.thread.tpoff = call i64 asm sideeffect "movq __copystack_thread@gottpoff(%rip), $0", "=r,~{dirflag},~{fpsr},~{flags}"()
+; CHECK-NEXT:  %cs.thread = inttoptr i64 %cs.thread.tpoff to ptr addrspace(257)
+; CHECK:       %pin.mark = load i64, ptr addrspace(257)
 ; The return block is phis and the return: the path that took the block
 ; gives it back on its way there, the other goes on untested.
 ; CHECK:       br label %done.pin.give
