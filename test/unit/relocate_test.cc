@@ -243,6 +243,45 @@ TEST_F(Fixture, UnknownReturnAddressIsFatal) {
   EXPECT_DEATH(relocate(false), "stack walk: return address 0x3000");
 }
 
+// An old stack laid out by hand and the new one it is copied to, for the
+// fixtures below: the register block holds %rbp alone, at its bottom.
+template <class Base = ::testing::Test> struct TwoStacks : Base {
+  Stack old_stack = allocate_stack(4096);
+  Stack new_stack = allocate_stack(8192);
+  FakeLookup lookup;
+
+  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
+  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
+  uintptr_t &at_new(uintptr_t a) {
+    return *reinterpret_cast<uintptr_t *>(moved(a));
+  }
+  void TearDown() override {
+    release_stack(old_stack);
+    release_stack(new_stack);
+  }
+
+  // Copies [regs, the old stack's top) and walks from the return address
+  // at ra_slot; chunk 0: the copy's default chunk.
+  Relocator walk(uintptr_t regs, uintptr_t ra_slot, bool verify,
+                 size_t chunk) {
+    size_t used = old_stack.hi - regs;
+    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
+    Relocator rel(old_stack, new_stack, lookup, kTerminal);
+    if (verify)
+      rel.enable_verify(moved(regs));
+    if (chunk)
+      rel.set_copy_chunk(chunk);
+    rel.copy(new_stack.hi - used, regs, used);
+    WalkStart ws;
+    ws.regs.rbp = &at_new(regs);
+    ws.ra_slot = &at_new(ra_slot);
+    ws.known_lo = moved(regs);
+    ws.known_hi = moved(ra_slot);
+    rel.run(ws);
+    return rel;
+  }
+};
+
 // Frames without a frame pointer (functions whose maps describe no locals,
 // compiled as plain clang -O2 does): each is found by its CFA rule, a fixed
 // distance above its callee's CFA, and %rbp is followed through them as
@@ -250,12 +289,9 @@ TEST_F(Fixture, UnknownReturnAddressIsFatal) {
 // local at %rbp - 8; B (no frame pointer) leaves %rbp alone; A (no frame
 // pointer) saved its caller's %rbp at CFA - 16 and uses %rbp for a stack
 // address of its own; the asking function was called by A.
-struct FramePointerFree : ::testing::Test {
+struct FramePointerFree : TwoStacks<> {
   static constexpr uintptr_t kRaIntoA = 0x4000, kRaIntoB = 0x5000,
                              kRaIntoC = 0x6000;
-  Stack old_stack = allocate_stack(4096);
-  Stack new_stack = allocate_stack(8192);
-  FakeLookup lookup;
   // Static, as real maps are: their fields are 32-bit offsets to the
   // name and the resolver, out of reach from a heap-allocated fixture
   // (ThreadSanitizer's heap is far from the code).
@@ -266,12 +302,6 @@ struct FramePointerFree : ::testing::Test {
   };
   static void c_resolve(int32_t *out) { out[0] = -8; }
   uintptr_t hi = 0, rbp_c = 0, cfa_b = 0, cfa_a = 0, ra_slot = 0, regs = 0;
-
-  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
-  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
-  uintptr_t &at_new(uintptr_t a) {
-    return *reinterpret_cast<uintptr_t *>(moved(a));
-  }
 
   void SetUp() override {
     copystack_test::fill_map(a_map, {"a", nullptr, nullptr, nullptr, 0, 0, 0,
@@ -307,27 +337,8 @@ struct FramePointerFree : ::testing::Test {
     at_old(ra_slot) = kRaIntoA;
     at_old(regs) = hi - 950;       // %rbp: A's own stack address
   }
-  void TearDown() override {
-    release_stack(old_stack);
-    release_stack(new_stack);
-  }
 
-  Relocator relocate(bool verify) {
-    size_t used = hi - regs;
-    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
-    Relocator rel(old_stack, new_stack, lookup, kTerminal);
-    if (verify)
-      rel.enable_verify(moved(regs));
-    rel.set_copy_chunk(8);
-    rel.copy(new_stack.hi - used, regs, used);
-    WalkStart ws;
-    ws.regs.rbp = &at_new(regs);
-    ws.ra_slot = &at_new(ra_slot);
-    ws.known_lo = moved(regs);
-    ws.known_hi = moved(ra_slot);
-    rel.run(ws);
-    return rel;
-  }
+  Relocator relocate(bool verify) { return walk(regs, ra_slot, verify, 8); }
 };
 
 TEST_F(FramePointerFree, WalksByTheCfaRules) {
@@ -362,13 +373,10 @@ TEST_F(FramePointerFree, ARuleSaysWhereTheCallersFramePointerIs) {
 // R keeps a frame pointer (its callers' %rbp saved at %rbp) or has none
 // (its frame found 48 bytes above its callee's, %rbp left alone); either
 // way each R frame holds a spill with a stack address.
-struct Recursion : ::testing::TestWithParam<bool> {
+struct Recursion : TwoStacks<::testing::TestWithParam<bool>> {
   static constexpr uintptr_t kRaIntoR = 0x7000, kRaIntoT = 0x8000;
   static constexpr int kDepth = 6;
   static constexpr uintptr_t kFrame = 48; // CFA - %rsp at R's call
-  Stack old_stack = allocate_stack(4096);
-  Stack new_stack = allocate_stack(8192);
-  FakeLookup lookup;
   static inline copystack_frame_map r_map, t_map;
   FrameInfo r, t;
   static inline const copystack_object t_objects[] = {
@@ -378,11 +386,6 @@ struct Recursion : ::testing::TestWithParam<bool> {
   uintptr_t hi = 0, rbp_t = 0, cfa[kDepth] = {}, ra_slot = 0, regs = 0;
 
   bool fp() const { return GetParam(); }
-  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
-  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
-  uintptr_t &at_new(uintptr_t a) {
-    return *reinterpret_cast<uintptr_t *>(moved(a));
-  }
 
   void SetUp() override {
     copystack_test::fill_map(r_map, {"r", nullptr, nullptr, nullptr, 0, 0, 0,
@@ -417,27 +420,9 @@ struct Recursion : ::testing::TestWithParam<bool> {
     regs = ra_slot - 16;
     at_old(regs) = fp() ? cfa[kDepth - 1] - 16 : rbp_t; // %rbp
   }
-  void TearDown() override {
-    release_stack(old_stack);
-    release_stack(new_stack);
-  }
 
   Relocator relocate(bool verify, size_t chunk) {
-    size_t used = hi - regs;
-    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
-    Relocator rel(old_stack, new_stack, lookup, kTerminal);
-    if (verify)
-      rel.enable_verify(moved(regs));
-    if (chunk)
-      rel.set_copy_chunk(chunk);
-    rel.copy(new_stack.hi - used, regs, used);
-    WalkStart ws;
-    ws.regs.rbp = &at_new(regs);
-    ws.ra_slot = &at_new(ra_slot);
-    ws.known_lo = moved(regs);
-    ws.known_hi = moved(ra_slot);
-    rel.run(ws);
-    return rel;
+    return walk(regs, ra_slot, verify, chunk);
   }
 
   void expect_relocated(const Relocator &rel) {

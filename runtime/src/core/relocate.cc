@@ -4,6 +4,8 @@
 #include "core/relocate.h"
 #include "platform/fatal.h"
 
+#include <type_traits>
+
 namespace copystack_rt {
 
 namespace {
@@ -347,9 +349,43 @@ void Relocator::run(const WalkStart &s) {
       reinterpret_cast<uintptr_t>(ra_slot) + 8 > hi)
     broken("a return address slot lies outside the stack",
            reinterpret_cast<uintptr_t>(ra_slot));
+  // The steps of a frame, shared by the loop below and its loop for a
+  // recursion. The frame's CFA by its rule at the call: %rbp + 16, or (no
+  // frame pointer, sp_cfa) a fixed distance above the callee's CFA.
+  auto cfa_of = [&](uint32_t sp_cfa) {
+    if (!sp_cfa) {
+      if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
+        broken("a frame pointer is out of order", rbp);
+      return rbp + 16;
+    }
+    uintptr_t cfa = frame_lo + sp_cfa;
+    if (cfa > hi)
+      broken("a frame's CFA (no frame pointer) lies above the stack", cfa);
+    return cfa;
+  };
+  // The frame's words and the link to the next, copied (ensure(), on
+  // locals).
+  auto copy_to = [&](uintptr_t cfa) {
+    if (cfa > copied && copied < pend_end) {
+      copy_upto(cfa);
+      copied = pend_to_;
+    }
+  };
+  // On to the caller: its return address slot, and its %rbp (saved at
+  // %rbp, or where the function without a frame pointer saved it, or, when
+  // it did not, still in the register).
+  auto step = [&](uintptr_t cfa, uint32_t sp_cfa, int32_t rbp_slot) {
+    ++nframes;
+    ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
+    frame_lo = cfa;
+    if (!sp_cfa)
+      rbp = *reinterpret_cast<uintptr_t *>(cfa - 16);
+    else if (rbp_slot)
+      rbp = *reinterpret_cast<uintptr_t *>(cfa + rbp_slot);
+  };
   for (;;) {
     // ra_slot lies in [lo, hi - 8]: the first was checked above, every
-    // later one is a checked frame's %rbp + 8.
+    // later one is a checked frame's CFA - 8.
     if (verify)
       mark_known(reinterpret_cast<uintptr_t>(ra_slot), 8);
     uintptr_t ra = *ra_slot;
@@ -366,25 +402,11 @@ void Relocator::run(const WalkStart &s) {
       last_ra = ra;
       last_fi = fi;
     }
-    // The frame's CFA by its rule at the call: %rbp + 16, or (no frame
-    // pointer) a fixed distance above the callee's CFA.
-    uintptr_t cfa;
-    if (!fi->sp_cfa) {
-      if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
-        broken("a frame pointer is out of order", rbp);
-      cfa = rbp + 16;
-    } else {
-      cfa = frame_lo + fi->sp_cfa;
-      if (cfa > hi)
-        broken("a frame's CFA (no frame pointer) lies above the stack", cfa);
-    }
+    const uint32_t sp_cfa = fi->sp_cfa;
+    const int32_t rbp_slot = fi->rbp_slot;
+    uintptr_t cfa = cfa_of(sp_cfa);
     const uintptr_t base = cfa - 16; // %rbp, with a frame pointer
-    // The frame's words and the link to the next (ensure(), on locals).
-    if (cfa > copied && copied < pend_end) {
-      copy_upto(cfa);
-      copied = pend_to_;
-    }
-    ++nframes;
+    copy_to(cfa);
     // The copy did all a frame needs unless its map knows integers or
     // names memory off the frame (most frames of a deep recursion).
     if (!fi->plain || verify) {
@@ -399,54 +421,25 @@ void Relocator::run(const WalkStart &s) {
         reg_save_area(base + fi->regsaves[i]);
       known(frame_lo, cfa - frame_lo);
       copied = pend_to_;
+      step(cfa, sp_cfa, rbp_slot);
+      continue;
     }
-    ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
-    frame_lo = cfa;
-    // The caller's %rbp: saved at %rbp, or where the function without a
-    // frame pointer saved it, or (it did not) still in the register.
-    if (!fi->sp_cfa)
-      rbp = *reinterpret_cast<uintptr_t *>(base);
-    else if (fi->rbp_slot)
-      rbp = *reinterpret_cast<uintptr_t *>(cfa + fi->rbp_slot);
+    step(cfa, sp_cfa, rbp_slot);
     // The frames above that return into the same call site (a recursion)
-    // with nothing for the walk to do but step (plain frames, no verify
-    // mode): the same steps as above, in a loop of their own that keeps its
-    // few values in registers.
-    if (fi->plain && !verify) {
-      if (!fi->sp_cfa) {
-        while (*ra_slot == last_ra) {
-          if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
-            broken("a frame pointer is out of order", rbp);
-          cfa = rbp + 16;
-          if (cfa > copied && copied < pend_end) {
-            copy_upto(cfa);
-            copied = pend_to_;
-          }
-          ++nframes;
-          ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
-          frame_lo = cfa;
-          rbp = *reinterpret_cast<uintptr_t *>(rbp);
-        }
-      } else {
-        const uintptr_t step = fi->sp_cfa;
-        const intptr_t rbp_slot = fi->rbp_slot;
-        while (*ra_slot == last_ra) {
-          cfa = frame_lo + step;
-          if (cfa > hi)
-            broken("a frame's CFA (no frame pointer) lies above the stack",
-                   cfa);
-          if (cfa > copied && copied < pend_end) {
-            copy_upto(cfa);
-            copied = pend_to_;
-          }
-          ++nframes;
-          ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
-          frame_lo = cfa;
-          if (rbp_slot)
-            rbp = *reinterpret_cast<uintptr_t *>(cfa + rbp_slot);
-        }
+    // and need nothing but the step either (plain, no verify mode): a loop
+    // of their own per rule, which keeps its few values in registers.
+    auto recursion = [&](auto frame_pointer) {
+      const uint32_t rule = frame_pointer ? 0 : sp_cfa;
+      while (*ra_slot == last_ra) {
+        uintptr_t up = cfa_of(rule);
+        copy_to(up);
+        step(up, rule, rbp_slot);
       }
-    }
+    };
+    if (!sp_cfa)
+      recursion(std::true_type());
+    else
+      recursion(std::false_type());
   }
   last_ra_ = last_ra;
   last_fi_ = last_fi;
