@@ -64,8 +64,8 @@ def parse_callgrind(path):
                 if after_calls:  # a call's inclusive cost: not this line's
                     after_calls = False
                     continue
-                cost = int(parts[2 if instr else 1]) if len(parts) > (
-                    2 if instr else 1) else 0
+                col = 2 if instr else 1  # after the position columns
+                cost = int(parts[col]) if len(parts) > col else 0
                 totals[obj] += cost
                 if instr:
                     by_addr[obj][a] += cost

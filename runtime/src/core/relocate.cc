@@ -421,10 +421,10 @@ void Relocator::run(const WalkStart &s) {
         reg_save_area(base + fi->regsaves[i]);
       known(frame_lo, cfa - frame_lo);
       copied = pend_to_;
-      step(cfa, sp_cfa, rbp_slot);
-      continue;
     }
     step(cfa, sp_cfa, rbp_slot);
+    if (!fi->plain || verify)
+      continue;
     // The frames above that return into the same call site (a recursion)
     // and need nothing but the step either (plain, no verify mode): a loop
     // of their own per rule, which keeps its few values in registers.
