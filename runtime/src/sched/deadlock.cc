@@ -79,7 +79,7 @@ void hold_if_asleep(Task *t, void *arg) {
   auto *look = static_cast<Look *>(arg);
   if (!look->asleep || t->state.load(std::memory_order_acquire) == kFree)
     return;
-  if (!hold_task(t)) { // running, or being moved
+  if (!hold_task_waiting(t, kObservePatienceMs)) { // running
     look->asleep = false;
     return;
   }

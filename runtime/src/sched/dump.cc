@@ -560,7 +560,7 @@ void visit(Task *t, void *arg) {
     if (state == kFree)
       return;
     Frames f;
-    if (d->nheld < d->cap && hold_task(t)) {
+    if (d->nheld < d->cap && hold_task_waiting(t, kObservePatienceMs)) {
       d->held[d->nheld++] = t;
       walk_suspended(f, t);
     }

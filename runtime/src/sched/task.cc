@@ -20,6 +20,7 @@
 #include <mutex>
 #include <cstdlib>
 #include <new>
+#include <sched.h>
 #include <time.h>
 
 extern "C" {
@@ -296,6 +297,24 @@ bool hold_task(Task *t) {
   uint8_t expected = kSuspended;
   return t->state.compare_exchange_strong(expected, kShrinking,
                                           std::memory_order_acquire);
+}
+
+bool hold_task_waiting(Task *t, uint32_t patience_ms) {
+  uint32_t start = 0;
+  for (bool first = true;; first = false) {
+    uint8_t expected = kSuspended;
+    if (t->state.compare_exchange_strong(expected, kShrinking,
+                                         std::memory_order_acquire))
+      return true;
+    if (expected != kShrinking)
+      return false;
+    uint32_t now = coarse_ms();
+    if (first)
+      start = now;
+    else if (now - start >= patience_ms)
+      return false;
+    sched_yield();
+  }
 }
 
 void release_task(Task *t) {

@@ -164,6 +164,15 @@ void end_running(Task *t);
 bool hold_task(Task *t);
 void release_task(Task *t);
 
+// hold_task for the observers (the task dump, the deadlock check): a task
+// another holder has (the collector, moving or measuring its stack, which
+// takes microseconds) is waited for, up to patience_ms, instead of being
+// reported as it is for that moment. False if the task is running or free,
+// or still held when patience runs out (a holder that died, or the caller
+// itself).
+bool hold_task_waiting(Task *t, uint32_t patience_ms);
+constexpr uint32_t kObservePatienceMs = 1000;
+
 // Records that the calling task is about to park for reason r (under the
 // primitive's lock: whoever wakes it sees the record).
 void set_waiting(Task *t, WaitReason r);
