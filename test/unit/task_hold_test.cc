@@ -16,7 +16,7 @@ TEST(Hold, ObserverWaitsOutAnotherHolder) {
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     release_task(&t);
   });
-  EXPECT_TRUE(hold_task_waiting(&t, 10000));
+  EXPECT_TRUE(hold_task_until(&t, coarse_ms() + 10000));
   EXPECT_EQ(t.state.load(), kShrinking); // now the observer's
   collector.join();
   release_task(&t);
@@ -26,18 +26,18 @@ TEST(Hold, ObserverWaitsOutAnotherHolder) {
 TEST(Hold, ObserverGivesUpOnAHoldThatOutlastsItsPatience) {
   Task t;
   t.state.store(kShrinking);
-  EXPECT_FALSE(hold_task_waiting(&t, 20));
+  EXPECT_FALSE(hold_task_until(&t, coarse_ms() + 20));
   EXPECT_EQ(t.state.load(), kShrinking); // still the other holder's
 }
 
 TEST(Hold, RunningOrFreeTasksAreNotWaitedFor) {
   Task t;
   t.state.store(kRunning);
-  EXPECT_FALSE(hold_task_waiting(&t, 10000));
+  EXPECT_FALSE(hold_task_until(&t, coarse_ms() + 10000));
   EXPECT_EQ(t.state.load(), kRunning);
   t.state.store(kFree);
-  EXPECT_FALSE(hold_task_waiting(&t, 10000));
+  EXPECT_FALSE(hold_task_until(&t, coarse_ms() + 10000));
   t.state.store(kSuspended);
-  EXPECT_TRUE(hold_task_waiting(&t, 0));
+  EXPECT_TRUE(hold_task_until(&t, coarse_ms()));
   EXPECT_FALSE(hold_task(&t)); // held once is held
 }

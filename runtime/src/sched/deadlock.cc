@@ -71,6 +71,7 @@ bool nothing_could_wake() {
 }
 
 struct Look {
+  uint32_t deadline_ms = coarse_ms() + kObservePatienceMs;
   std::vector<Task *> held;
   bool asleep = true; // every task seen so far waits on a task primitive
 };
@@ -79,7 +80,7 @@ void hold_if_asleep(Task *t, void *arg) {
   auto *look = static_cast<Look *>(arg);
   if (!look->asleep || t->state.load(std::memory_order_acquire) == kFree)
     return;
-  if (!hold_task_waiting(t, kObservePatienceMs)) { // running
+  if (!hold_task_until(t, look->deadline_ms)) { // running
     look->asleep = false;
     return;
   }

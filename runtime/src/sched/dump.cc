@@ -549,6 +549,7 @@ struct Dump {
   // the same order).
   Task **held;
   size_t nheld, cap, cursor;
+  uint32_t deadline_ms; // for holding a task another holder has
 };
 
 void visit(Task *t, void *arg) {
@@ -560,7 +561,7 @@ void visit(Task *t, void *arg) {
     if (state == kFree)
       return;
     Frames f;
-    if (d->nheld < d->cap && hold_task_waiting(t, kObservePatienceMs)) {
+    if (d->nheld < d->cap && hold_task_until(t, d->deadline_ms)) {
       d->held[d->nheld++] = t;
       walk_suspended(f, t);
     }
@@ -612,7 +613,7 @@ void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
   constexpr size_t kHeldCap = size_t(8) << 20;
   Dump d{th.task, true,
          static_cast<Task **>(map_bytes(sizeof(Task *) * kHeldCap)), 0, 0,
-         0};
+         0, coarse_ms() + kObservePatienceMs};
   if (d.held)
     d.cap = kHeldCap;
   static Frames current; // the dump runs once

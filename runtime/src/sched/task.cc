@@ -299,19 +299,15 @@ bool hold_task(Task *t) {
                                           std::memory_order_acquire);
 }
 
-bool hold_task_waiting(Task *t, uint32_t patience_ms) {
-  uint32_t start = 0;
-  for (bool first = true;; first = false) {
+bool hold_task_until(Task *t, uint32_t deadline_ms) {
+  for (;;) {
     uint8_t expected = kSuspended;
     if (t->state.compare_exchange_strong(expected, kShrinking,
                                          std::memory_order_acquire))
       return true;
-    if (expected != kShrinking)
-      return false;
-    uint32_t now = coarse_ms();
-    if (first)
-      start = now;
-    else if (now - start >= patience_ms)
+    // Past the deadline (coarse_ms wraps: compared as a difference).
+    if (expected != kShrinking ||
+        static_cast<int32_t>(coarse_ms() - deadline_ms) >= 0)
       return false;
     sched_yield();
   }

@@ -166,11 +166,13 @@ void release_task(Task *t);
 
 // hold_task for the observers (the task dump, the deadlock check): a task
 // another holder has (the collector, moving or measuring its stack, which
-// takes microseconds) is waited for, up to patience_ms, instead of being
-// reported as it is for that moment. False if the task is running or free,
-// or still held when patience runs out (a holder that died, or the caller
-// itself).
-bool hold_task_waiting(Task *t, uint32_t patience_ms);
+// takes microseconds) is waited for, until coarse_ms() reaches deadline_ms,
+// instead of being reported as it is for that moment. False if the task is
+// running or free, or still held at the deadline (a holder that died, or
+// the caller's own thread, or another observer's look). One deadline
+// serves a whole look over the tasks: kObservePatienceMs from its start,
+// so that a look that meets many tasks held for long still ends soon.
+bool hold_task_until(Task *t, uint32_t deadline_ms);
 constexpr uint32_t kObservePatienceMs = 1000;
 
 // Records that the calling task is about to park for reason r (under the
