@@ -60,23 +60,58 @@ const copystack_object asker_objects[] = {
 const uint64_t asker_bitmaps[] = {1};
 copystack_frame_map asker_map;
 
-struct Fixture : ::testing::Test {
+template <class Base = ::testing::Test> struct TwoStacks : Base {
   Stack old_stack = allocate_stack(4096);
   Stack new_stack = allocate_stack(8192);
   FakeLookup lookup;
+
+  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
+  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
+  uintptr_t &at_new(uintptr_t a) {
+    return *reinterpret_cast<uintptr_t *>(moved(a));
+  }
+  void TearDown() override {
+    release_stack(old_stack);
+    release_stack(new_stack);
+  }
+
+  // A relocator that has copied the old stack's used bytes, [regs, its
+  // top), from src (regs itself, or a saved copy of them ending at src_hi)
+  // to the new stack's top, over garbage (a word the walk reads before it
+  // was copied shows); chunk 0: the copy's default chunk.
+  Relocator copied(uintptr_t regs, bool verify, size_t chunk, uintptr_t src,
+                   uintptr_t src_hi = 0) {
+    size_t used = old_stack.hi - regs;
+    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
+    Relocator rel(old_stack, new_stack, lookup, kTerminal, src_hi);
+    if (verify)
+      rel.enable_verify(moved(regs));
+    if (chunk)
+      rel.set_copy_chunk(chunk);
+    rel.copy(new_stack.hi - used, src, used);
+    return rel;
+  }
+
+  // Copies [regs, the old stack's top) and walks from the return address
+  // at ra_slot; chunk 0: the copy's default chunk.
+  Relocator walk(uintptr_t regs, uintptr_t ra_slot, bool verify,
+                 size_t chunk) {
+    Relocator rel = copied(regs, verify, chunk, regs);
+    WalkStart ws;
+    ws.regs.rbp = &at_new(regs);
+    ws.ra_slot = &at_new(ra_slot);
+    ws.known_lo = moved(regs);
+    ws.known_hi = moved(ra_slot);
+    rel.run(ws);
+    return rel;
+  }
+};
+
+struct Fixture : TwoStacks<> {
   FrameInfo outer_info, inner_info;
 
   // Old-stack layout, top down. Offsets from old.hi.
   uintptr_t rbp2 = 0, rbp1 = 0, ra_slot = 0, regs = 0;
-
-  uintptr_t &word(Stack s, uintptr_t old_addr) {
-    return *reinterpret_cast<uintptr_t *>(old_addr - old_stack.hi + s.hi);
-  }
-  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
-  uintptr_t &at_new(uintptr_t old_addr) { return word(new_stack, old_addr); }
-  uintptr_t moved(uintptr_t old_addr) {
-    return old_addr - old_stack.hi + new_stack.hi;
-  }
 
   void SetUp() override {
     copystack_test::fill_map(outer_map, {"outer", outer_resolve, outer_objects,
@@ -121,11 +156,6 @@ struct Fixture : ::testing::Test {
     at_old(regs + 32) = 0x7;        // r12: not an address
   }
 
-  void TearDown() override {
-    release_stack(old_stack);
-    release_stack(new_stack);
-  }
-
   // saved: relocate from a copy of the used bytes (a compacted task's
   // block), the old stack meanwhile overwritten (handed to another task).
   std::vector<uintptr_t> saved;
@@ -133,9 +163,6 @@ struct Fixture : ::testing::Test {
   Relocator relocate(bool verify, bool from_saved = false, size_t chunk = 0) {
     size_t used = old_stack.hi - regs;
     uintptr_t src = regs, src_hi = 0;
-    // Garbage where the copy goes: a word read before it was copied
-    // shows.
-    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
     if (from_saved) {
       saved.resize(used / 8);
       memcpy(saved.data(), reinterpret_cast<void *>(regs), used);
@@ -143,12 +170,7 @@ struct Fixture : ::testing::Test {
       src = reinterpret_cast<uintptr_t>(saved.data());
       src_hi = src + used;
     }
-    Relocator rel(old_stack, new_stack, lookup, kTerminal, src_hi);
-    if (verify)
-      rel.enable_verify(moved(regs));
-    if (chunk)
-      rel.set_copy_chunk(chunk);
-    rel.copy(new_stack.hi - used, src, used);
+    Relocator rel = copied(regs, verify, chunk, src, src_hi);
     WalkStart ws;
     ws.regs.arg[kRdi] = &at_new(regs + 0);
     ws.regs.arg[kRsi] = &at_new(regs + 8);
@@ -245,43 +267,6 @@ TEST_F(Fixture, UnknownReturnAddressIsFatal) {
 
 // An old stack laid out by hand and the new one it is copied to, for the
 // fixtures below: the register block holds %rbp alone, at its bottom.
-template <class Base = ::testing::Test> struct TwoStacks : Base {
-  Stack old_stack = allocate_stack(4096);
-  Stack new_stack = allocate_stack(8192);
-  FakeLookup lookup;
-
-  uintptr_t &at_old(uintptr_t a) { return *reinterpret_cast<uintptr_t *>(a); }
-  uintptr_t moved(uintptr_t a) { return a - old_stack.hi + new_stack.hi; }
-  uintptr_t &at_new(uintptr_t a) {
-    return *reinterpret_cast<uintptr_t *>(moved(a));
-  }
-  void TearDown() override {
-    release_stack(old_stack);
-    release_stack(new_stack);
-  }
-
-  // Copies [regs, the old stack's top) and walks from the return address
-  // at ra_slot; chunk 0: the copy's default chunk.
-  Relocator walk(uintptr_t regs, uintptr_t ra_slot, bool verify,
-                 size_t chunk) {
-    size_t used = old_stack.hi - regs;
-    memset(reinterpret_cast<void *>(new_stack.lo), 0x5a, new_stack.size());
-    Relocator rel(old_stack, new_stack, lookup, kTerminal);
-    if (verify)
-      rel.enable_verify(moved(regs));
-    if (chunk)
-      rel.set_copy_chunk(chunk);
-    rel.copy(new_stack.hi - used, regs, used);
-    WalkStart ws;
-    ws.regs.rbp = &at_new(regs);
-    ws.ra_slot = &at_new(ra_slot);
-    ws.known_lo = moved(regs);
-    ws.known_hi = moved(ra_slot);
-    rel.run(ws);
-    return rel;
-  }
-};
-
 // Frames without a frame pointer (functions whose maps describe no locals,
 // compiled as plain clang -O2 does): each is found by its CFA rule, a fixed
 // distance above its callee's CFA, and %rbp is followed through them as

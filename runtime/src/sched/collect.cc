@@ -60,11 +60,8 @@ bool waiting(const Task *t) {
 uint64_t footprint() { return stack_bytes_inuse() + compacted_bytes(); }
 
 void visit(Task *t, void *arg) {
-  if (t->state.load(std::memory_order_relaxed) != kSuspended)
-    return;
-  uint8_t expected = kSuspended;
-  if (!t->state.compare_exchange_strong(expected, kShrinking,
-                                        std::memory_order_acquire))
+  if (t->state.load(std::memory_order_relaxed) != kSuspended ||
+      !hold_task(t))
     return;
   auto *p = static_cast<Pass *>(arg);
   if (t->compacted) {
@@ -92,7 +89,7 @@ void visit(Task *t, void *arg) {
         ++p->pending;
     }
   }
-  t->state.store(kSuspended, std::memory_order_release);
+  release_task(t);
 }
 
 } // namespace

@@ -300,17 +300,14 @@ bool hold_task(Task *t) {
 }
 
 bool hold_task_until(Task *t, uint32_t deadline_ms) {
-  for (;;) {
-    uint8_t expected = kSuspended;
-    if (t->state.compare_exchange_strong(expected, kShrinking,
-                                         std::memory_order_acquire))
-      return true;
+  while (!hold_task(t)) {
     // Past the deadline (coarse_ms wraps: compared as a difference).
-    if (expected != kShrinking ||
+    if (t->state.load(std::memory_order_relaxed) != kShrinking ||
         static_cast<int32_t>(coarse_ms() - deadline_ms) >= 0)
       return false;
     sched_yield();
   }
+  return true;
 }
 
 void release_task(Task *t) {
