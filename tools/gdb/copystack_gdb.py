@@ -148,6 +148,325 @@ def _symbol(pc):
     return name[0].strip()
 
 
+# ---- the unwind tables' CFA rules, read from the inferior's memory ----------
+#
+# The same reader as the runtime's (runtime/src/core/eh_frame.cc): the FDE
+# for a pc through its object's .eh_frame_hdr search table, then the CIE's
+# and FDE's call frame instructions up to the pc, keeping where the CFA is
+# (%rsp or %rbp plus an offset) and where %rbp was saved. The return address
+# is the word below the CFA. Only memory is read.
+
+_DW_RBP, _DW_RSP = 6, 7
+
+
+class _Bytes:
+    """A cursor over bytes read from the inferior at addr."""
+
+    def __init__(self, addr, data):
+        self.addr, self.data, self.i = addr, data, 0
+
+    def more(self):
+        return self.i < len(self.data)
+
+    def here(self):
+        return self.addr + self.i
+
+    def u8(self):
+        self.i += 1
+        return self.data[self.i - 1]
+
+    def fixed(self, fmt):
+        size = struct.calcsize(fmt)
+        v = struct.unpack_from(fmt, self.data, self.i)[0]
+        self.i += size
+        return v
+
+    def uleb(self):
+        v = shift = 0
+        while True:
+            b = self.u8()
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
+
+    def sleb(self):
+        v = shift = 0
+        while True:
+            b = self.u8()
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        if b & 0x40:
+            v -= 1 << shift
+        return v
+
+    def encoded(self, enc, datarel=0):
+        """A DW_EH_PE-encoded value, or None (omitted or unsupported)."""
+        if enc == 0xff:
+            return None
+        here = self.here()
+        fmt = {0x00: "<Q", 0x02: "<H", 0x03: "<I", 0x04: "<Q", 0x0a: "<h",
+               0x0b: "<i", 0x0c: "<q"}.get(enc & 0x0f)
+        if fmt:
+            v = self.fixed(fmt)
+        elif enc & 0x0f == 0x01:
+            v = self.uleb()
+        elif enc & 0x0f == 0x09:
+            v = self.sleb()
+        else:
+            return None
+        if enc & 0x70 == 0x10:
+            v += here
+        elif enc & 0x70 == 0x30:
+            v += datarel
+        elif enc & 0x70:
+            return None
+        return None if enc & 0x80 else v & 0xffffffffffffffff
+
+
+class _UnwindTables:
+    """The loaded objects' .eh_frame_hdr sections, from `info files`."""
+
+    _LINE = None
+
+    def __init__(self):
+        import re
+        if _UnwindTables._LINE is None:
+            _UnwindTables._LINE = re.compile(
+                r"^\s*0x([0-9a-f]+) - 0x([0-9a-f]+) is (\S+)(?: in (.*))?$")
+        text = {}
+        hdr = {}
+        for line in gdb.execute("info files", to_string=True).splitlines():
+            m = _UnwindTables._LINE.match(line)
+            if not m:
+                continue
+            lo, hi, name, obj = (int(m.group(1), 16), int(m.group(2), 16),
+                                 m.group(3), m.group(4) or "")
+            if name == ".text":
+                text.setdefault(obj, []).append((lo, hi))
+            elif name == ".eh_frame_hdr":
+                hdr[obj] = lo
+        self.objects = [(lo, hi, hdr[obj]) for obj, ranges in text.items()
+                        if obj in hdr for lo, hi in ranges]
+        self.missing = []
+
+    def _find_fde(self, pc):
+        for lo, hi, hdr in self.objects:
+            if lo <= pc < hi:
+                break
+        else:
+            return None
+        head = _read(hdr, 4)
+        if head[0] != 1 or head[3] != 0x3b:  # version 1, datarel sdata4
+            return None
+        r = _Bytes(hdr + 4, _read(hdr + 4, 16))
+        r.encoded(head[1], hdr)
+        count = r.encoded(head[2], hdr)
+        if not count:
+            return None
+        table = hdr + 4 + r.i
+        lo, hi = 0, count  # the last entry whose start is <= pc
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            start = struct.unpack("<i", _read(table + 8 * mid, 4))[0] + hdr
+            if start <= pc:
+                lo = mid
+            else:
+                hi = mid
+        start, fde = struct.unpack("<ii", _read(table + 8 * lo, 8))
+        return fde + hdr if start + hdr <= pc else None
+
+    @staticmethod
+    def _cie(addr):
+        length = _u32(addr)
+        if length == 0xffffffff or _u32(addr + 4) != 0:
+            return None
+        r = _Bytes(addr + 4, _read(addr + 4, length))
+        r.fixed("<I")
+        version = r.u8()
+        aug = b""
+        while True:
+            c = r.u8()
+            if not c:
+                break
+            aug += bytes([c])
+        cie = {"code_align": r.uleb(), "data_align": r.sleb(),
+               "fde_enc": 0, "aug_data": aug.startswith(b"z")}
+        if version == 1:
+            r.u8()
+        else:
+            r.uleb()
+        if aug.startswith(b"z"):
+            end = r.uleb() + r.i
+            for a in aug[1:].decode():
+                if a == "R":
+                    cie["fde_enc"] = r.u8()
+                elif a == "L":
+                    r.u8()
+                elif a == "P":
+                    enc = r.u8()
+                    if r.encoded(enc & 0x0f) is None:
+                        return None
+                elif a not in "SB":
+                    return None
+            r.i = end
+        elif aug:
+            return None
+        cie["insns"] = _Bytes(r.here(), r.data[r.i:])
+        return cie
+
+    def cfa_rule(self, pc):
+        """(register, offset, where %rbp was saved relative to the CFA or
+        None) for the frame at pc, or None where this reader has no rule."""
+        fde = self._find_fde(pc)
+        if fde is None:
+            return None
+        length = _u32(fde)
+        if length in (0, 0xffffffff):
+            return None
+        r = _Bytes(fde + 4, _read(fde + 4, length))
+        cie = self._cie(fde + 4 - r.fixed("<I"))
+        if cie is None:
+            return None
+        start = r.encoded(cie["fde_enc"])
+        size = r.encoded(cie["fde_enc"] & 0x0f)
+        if start is None or size is None or not start <= pc < start + size:
+            return None
+        if cie["aug_data"]:
+            r.i += r.uleb()
+        init = {"reg": _DW_RSP, "off": 8, "rbp": None}
+        state = self._run(cie["insns"], cie, start, pc, dict(init), init)
+        if state is None:
+            return None
+        body = _Bytes(r.here(), r.data[r.i:])
+        state = self._run(body, cie, start, pc, state, dict(state))
+        if state is None or state["reg"] not in (_DW_RSP, _DW_RBP):
+            return None
+        return state["reg"], state["off"], state["rbp"]
+
+    @staticmethod
+    def _run(r, cie, loc, pc, st, init):
+        """The state at pc after the instructions of r, from st (init is
+        what DW_CFA_restore goes back to); None where unsupported."""
+        r = _Bytes(r.addr, r.data)
+        saved = []
+        data_align, code_align = cie["data_align"], cie["code_align"]
+
+        def save(reg, factored):
+            if reg == _DW_RBP:
+                st["rbp"] = factored * data_align
+
+        def forget(reg):
+            if reg == _DW_RBP:
+                st["rbp"] = None
+
+        while r.more():
+            op = r.u8()
+            high, low = op & 0xc0, op & 0x3f
+            delta = None
+            if high == 0x40:
+                delta = low
+            elif high == 0x80:
+                save(low, r.uleb())
+            elif high == 0xc0:
+                if low == _DW_RBP:
+                    st["rbp"] = init["rbp"]
+            elif op == 0x00:
+                pass
+            elif op == 0x01:
+                to = r.encoded(cie["fde_enc"])
+                if to is None:
+                    return None
+                if to > pc:
+                    return st
+                loc = to
+            elif op in (0x02, 0x03, 0x04):
+                delta = r.fixed({2: "<B", 3: "<H", 4: "<I"}[op])
+            elif op == 0x05:
+                reg = r.uleb()
+                save(reg, r.uleb())
+            elif op == 0x06:
+                if r.uleb() == _DW_RBP:
+                    st["rbp"] = init["rbp"]
+            elif op in (0x07, 0x08):
+                forget(r.uleb())
+            elif op == 0x09:
+                forget(r.uleb())
+                r.uleb()
+            elif op == 0x0a:
+                saved.append(dict(st))
+            elif op == 0x0b:
+                if not saved:
+                    return None
+                st = saved.pop()
+            elif op == 0x0c:
+                st["reg"] = r.uleb()
+                st["off"] = r.uleb()
+            elif op == 0x0d:
+                st["reg"] = r.uleb()
+            elif op == 0x0e:
+                st["off"] = r.uleb()
+            elif op in (0x10, 0x16):
+                forget(r.uleb())
+                r.i += r.uleb()
+            elif op == 0x11:
+                reg = r.uleb()
+                save(reg, r.sleb())
+            elif op == 0x12:
+                st["reg"] = r.uleb()
+                st["off"] = r.sleb() * data_align
+            elif op == 0x13:
+                st["off"] = r.sleb() * data_align
+            elif op in (0x14, 0x15):
+                forget(r.uleb())
+                if op == 0x14:
+                    r.uleb()
+                else:
+                    r.sleb()
+            elif op == 0x2e:
+                r.uleb()
+            elif op == 0x2f:
+                reg = r.uleb()
+                save(reg, -r.uleb())
+            else:
+                return None  # a DWARF expression for the CFA, or unknown
+            if delta is not None:
+                loc += delta * code_align
+                if loc > pc:
+                    return st
+        return st
+
+
+def _walk(tables, pc, sp, fp, lo, hi, shift, end):
+    """The return addresses of the frames from pc (its frame's %rsp and
+    %rbp there: sp, fp) up, inside [lo, hi), whose words are read at shift
+    bytes from their addresses; as the runtime's dump walks them
+    (runtime/src/sched/dump.cc): by the CFA rules at pc - 1, and where this
+    reader has none, as a frame with a frame pointer."""
+    pcs = []
+    while pc and pc != end and len(pcs) < 10000:
+        pcs.append(pc)
+        rule = tables.cfa_rule(pc - 1)
+        if rule is not None:
+            reg, off, rbp_at = rule
+            cfa = (sp if reg == _DW_RSP else fp) + off
+            if not (lo <= cfa - 8 < hi and not cfa & 7) or cfa <= sp:
+                break
+            if rbp_at is not None:
+                if not lo <= cfa + rbp_at < hi or (cfa + rbp_at) & 7:
+                    break
+                fp = _u64(cfa + rbp_at + shift)
+            pc, sp = _u64(cfa - 8 + shift), cfa
+            continue
+        tables.missing.append(pc)
+        if fp < lo or fp + 16 > hi or fp & 7 or fp + 16 <= sp:
+            break
+        pc, sp, fp = _u64(fp + 8 + shift), fp + 16, _u64(fp + shift)
+    return pcs
+
+
 class CopystackPrefix(gdb.Command):
     """copystack: commands for copystack tasks (copystack tasks,
 copystack task ID bt)."""
@@ -219,10 +538,13 @@ running task's by its thread."""
     @staticmethod
     def _backtrace_compacted(layout, task):
         """A compacted task's frames are bytes in a heap block until it runs
-        again: gdb cannot unwind them. In a live process the runtime walks
-        them (by the unwind tables' rules, as its task dump does); in a
-        core file, where gdb cannot call it, their frame-pointer chain is
-        walked here (functions without a frame pointer are missing)."""
+        again: gdb cannot unwind them. They are walked here by the unwind
+        tables' CFA rules, as the runtime's task dump walks them, reading
+        the process's (or the core file's) memory only: no function of the
+        program is called, so this works in a core file and where gdb
+        cannot call functions at all (gdb 13 cannot write the registers of
+        a CPU whose XSAVE area is larger than it knows, such as Intel's with
+        AMX)."""
         sp = _u64(task + layout.task_sp)
         used = _compacted_used(layout, task)
         hi = _u64(task + layout.task_stack_hi)
@@ -230,33 +552,17 @@ running task's by its thread."""
         shift = sp - lo
         gdb.write("task %d is compacted: %d bytes of frames wait in a heap "
                   "block until it runs\n" % (_u64(task + layout.task_id), used))
-        try:
-            n = int(gdb.parse_and_eval(
-                "__copystack_debug_frames((const void *)%d)" % task))
-            base = int(gdb.parse_and_eval(
-                "(unsigned long)&__copystack_debug_pcs"))
-            pcs = [_u64(base + 8 * i) for i in range(n)]
-        except gdb.error:
-            pcs = None
-        if pcs is not None:
-            for n, pc in enumerate(pcs):
-                gdb.write("#%-3d %#018x in %s\n" % (n, pc, _symbol(pc)))
-            return
-        pc = _u64(sp + 48)
-        fp = _u64(sp + 40)
         end = int(gdb.parse_and_eval(
             "(unsigned long)&__copystack_task_return"))
-        n = 0
-        while pc and pc != end and n < 10000:
+        tables = _UnwindTables()
+        pcs = _walk(tables, _u64(sp + 48), lo + _SWITCH_BYTES, _u64(sp + 40),
+                    lo, hi, shift, end)
+        for n, pc in enumerate(pcs):
             gdb.write("#%-3d %#018x in %s\n" % (n, pc, _symbol(pc)))
-            n += 1
-            if fp < lo or fp + 16 > hi or fp & 7:
-                break
-            pc = _u64(fp + shift + 8)
-            up = _u64(fp + shift)
-            if up <= fp:
-                break
-            fp = up
+        if tables.missing:
+            gdb.write("(no unwind tables for %s: frames beyond taken as "
+                      "frame-pointer frames)\n" % ", ".join(
+                          "%#x" % pc for pc in tables.missing))
 
     @staticmethod
     def _backtrace_suspended(layout, task, rest):

@@ -588,24 +588,6 @@ void visit(Task *t, void *arg) {
 
 } // namespace
 
-// For the gdb script (tools/gdb/copystack_gdb.py, "copystack task ID
-// bt"): the frames of a compacted task, as the dump walks them (by the
-// unwind tables' rules, from the heap block), which gdb cannot unwind
-// itself. gdb calls it in the stopped process; it reads only.
-extern "C" {
-__attribute__((used, retain)) uintptr_t __copystack_debug_pcs[kMaxFrames];
-}
-extern "C" __attribute__((used, retain)) int
-__copystack_debug_frames(const void *task) {
-  const auto *t = static_cast<const Task *>(task);
-  Frames f;
-  if (t && t->compacted)
-    walk_suspended(f, t);
-  for (int i = 0; i < f.n; ++i)
-    __copystack_debug_pcs[i] = f.pc[i];
-  return f.n;
-}
-
 void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
                           uintptr_t fp) {
   const Thread &th = __copystack_thread;

@@ -5,8 +5,8 @@
 // wrapper, which tries pwritev2(RWF_NOWAIT) first (docs/debugging.md).
 // REQUIRES: normal, gdb
 // RUN: %cc %s -o %t
-// RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex "break write" -ex run -ex bt -ex kill %t 2>&1 | FileCheck %s --check-prefix=WRITE
-// RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex run -ex bt -ex kill --args %t abort 2>&1 | FileCheck %s --check-prefix=ABORT
+// RUN: %gdb -ex "break write" -ex run -ex bt -ex kill %t 2>&1 | FileCheck %s --check-prefix=WRITE
+// RUN: %gdb -ex run -ex bt -ex kill --args %t abort 2>&1 | FileCheck %s --check-prefix=ABORT
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,14 @@
 // gdb on a task whose parked stack was compacted: "copystack tasks" says
 // so and how many bytes of frames it keeps, and "copystack task ID bt"
-// walks its frames in the heap block they wait in.
+// walks its frames in the heap block they wait in, by the unwind tables
+// (waiter keeps no frame pointer), in the live process and in a core file,
+// without calling any function of the program (%gdb forbids it).
 // REQUIRES: normal, gdb
 // RUN: %cc %s -o %t
-// RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex run -ex "copystack tasks" -ex "copystack task 2 bt" -ex kill %t 2>&1 | FileCheck %s
+// RUN: %gdb -ex run -ex "copystack tasks" -ex "copystack task 2 bt" -ex kill %t 2>&1 | FileCheck %s
+// RUN: rm -f %t.core
+// RUN: %gdb -ex run -ex "gcore %t.core" -ex kill %t
+// RUN: %gdb -ex "copystack task 2 bt" %t %t.core 2>&1 | FileCheck %s --check-prefix=CORE
 #include <copystack/copystack.h>
 #include <stdlib.h>
 
@@ -44,4 +49,14 @@ int main(void) {
 // CHECK-NEXT: #0 {{.*}} in copystack_chan_recv
 // CHECK-NEXT: #1 {{.*}} in deep_wait
 // CHECK-NEXT: #2 {{.*}} in deep_wait
+// CHECK-NEXT: #3 {{.*}} in deep_wait
 // CHECK: {{^}}#{{[0-9]+}} {{.*}} in waiter
+// CHECK-NOT: no unwind tables
+
+// CORE: task 2 is compacted: {{[0-9]+}} bytes of frames wait in a heap block until it runs
+// CORE-NEXT: #0 {{.*}} in copystack_chan_recv
+// CORE-NEXT: #1 {{.*}} in deep_wait
+// CORE-NEXT: #2 {{.*}} in deep_wait
+// CORE-NEXT: #3 {{.*}} in deep_wait
+// CORE: {{^}}#{{[0-9]+}} {{.*}} in waiter
+// CORE-NOT: no unwind tables

@@ -3,7 +3,7 @@
 // "copystack task ID bt" prints a parked task's frames.
 // REQUIRES: normal, gdb
 // RUN: %cc %s -o %t
-// RUN: gdb -batch -nx -iex "set auto-load safe-path /" -ex run -ex "copystack tasks" -ex "copystack task 3 bt" -ex "bt" -ex kill %t 2>&1 | FileCheck %s
+// RUN: %gdb -ex run -ex "copystack tasks" -ex "copystack task 3 bt" -ex "bt" -ex kill %t 2>&1 | FileCheck %s
 #include <copystack/copystack.h>
 #include <stdlib.h>
 
