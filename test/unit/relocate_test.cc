@@ -461,3 +461,50 @@ INSTANTIATE_TEST_SUITE_P(FramePointers, Recursion, ::testing::Bool(),
                          });
 
 } // namespace
+
+// The stack copy has one variant per vector unit (platform/cpu.h); each
+// one this machine can execute must rewrite exactly the words inside the
+// old range, at every length and alignment the loop's tail handling meets.
+TEST(CopyVariants, EverySupportedVariantRewritesTheSameWords) {
+  using copystack_rt::CpuVariant;
+  const uintptr_t lo = 0x7f0000010000, size = 0x4000;
+  const intptr_t delta = 0x30000;
+  std::vector<uintptr_t> from(1031), want(1031), got(1031);
+  uint64_t state = 88172645463325252ull;
+  for (uintptr_t &w : from) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    switch (state % 5) {
+    case 0: w = lo + (state >> 8) % size; break;   // inside
+    case 1: w = lo - 1 - (state >> 8) % 64; break; // just below
+    case 2: w = lo + size + (state >> 8) % 64; break; // at the top and above
+    case 3: w = lo + size - 1; break;              // the last byte inside
+    default: w = state; break;
+    }
+  }
+  int ran = 0;
+  for (CpuVariant v : {CpuVariant::kBaseline, CpuVariant::kAvx2,
+                       CpuVariant::kAvx512f}) {
+    if (!copystack_rt::cpu_supports(v))
+      continue;
+    ++ran;
+    for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(9),
+                     size_t(31), size_t(1031)}) {
+      uint64_t count = 0;
+      for (size_t i = 0; i < n; ++i) {
+        bool in = from[i] - lo < size;
+        want[i] = in ? from[i] + delta : from[i];
+        count += in;
+      }
+      std::fill(got.begin(), got.end(), 0);
+      EXPECT_EQ(copystack_rt::Relocator::copy_run_as(v, got.data(),
+                                                     from.data(), n, lo, size,
+                                                     delta),
+                count)
+          << copystack_rt::cpu_variant_name(v) << " n=" << n;
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], want[i])
+            << copystack_rt::cpu_variant_name(v) << " word " << i;
+    }
+  }
+  EXPECT_GE(ran, 1);
+}

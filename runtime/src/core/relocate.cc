@@ -4,6 +4,7 @@
 #include "core/relocate.h"
 #include "platform/fatal.h"
 
+#include <atomic>
 #include <type_traits>
 
 namespace copystack_rt {
@@ -55,21 +56,16 @@ void Relocator::adjust(uintptr_t *slot) {
 // The copy itself, fused with the range check of every word: one streaming
 // pass over the used stack, at memory speed. run() then puts back the words
 // the maps know are not pointers. Written so that it vectorizes, and built
-// for the vector units this CPU has (a 64-bit unsigned compare takes one
-// instruction with AVX-512, several without). Not under ThreadSanitizer:
-// the clones' resolver runs while the dynamic linker relocates the
-// program, before TSan's runtime is initialised.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define COPYSTACK_NO_CLONES 1
-#endif
-#endif
-#ifndef COPYSTACK_NO_CLONES
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-uint64_t
-Relocator::copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
-                    uintptr_t lo, uintptr_t size, intptr_t delta) {
+// once per vector unit (a 64-bit unsigned compare takes one instruction
+// with AVX-512, several without); the variant is chosen once, from the CPU
+// and COPYSTACK_CPU, so that tests can run every variant a machine has
+// (an ifunc could not be steered, and its resolver ran before
+// ThreadSanitizer's runtime was initialised).
+namespace {
+
+__attribute__((always_inline)) inline uint64_t
+copy_run_body(uintptr_t *to, const uintptr_t *from, size_t n, uintptr_t lo,
+              uintptr_t size, intptr_t delta) {
   uint64_t count = 0;
   for (size_t i = 0; i < n; ++i) {
     uintptr_t v = from[i];
@@ -78,6 +74,53 @@ Relocator::copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
     count += in;
   }
   return count;
+}
+
+uint64_t copy_run_baseline(uintptr_t *to, const uintptr_t *from, size_t n,
+                           uintptr_t lo, uintptr_t size, intptr_t delta) {
+  return copy_run_body(to, from, n, lo, size, delta);
+}
+
+__attribute__((target("avx2"))) uint64_t
+copy_run_avx2(uintptr_t *to, const uintptr_t *from, size_t n, uintptr_t lo,
+              uintptr_t size, intptr_t delta) {
+  return copy_run_body(to, from, n, lo, size, delta);
+}
+
+__attribute__((target("avx512f"))) uint64_t
+copy_run_avx512f(uintptr_t *to, const uintptr_t *from, size_t n,
+                 uintptr_t lo, uintptr_t size, intptr_t delta) {
+  return copy_run_body(to, from, n, lo, size, delta);
+}
+
+using CopyRun = uint64_t (*)(uintptr_t *, const uintptr_t *, size_t,
+                             uintptr_t, uintptr_t, intptr_t);
+std::atomic<CopyRun> g_copy_run{nullptr};
+
+CopyRun copy_run_for(CpuVariant v) {
+  switch (v) {
+  case CpuVariant::kAvx512f: return copy_run_avx512f;
+  case CpuVariant::kAvx2: return copy_run_avx2;
+  default: return copy_run_baseline;
+  }
+}
+
+} // namespace
+
+uint64_t Relocator::copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
+                             uintptr_t lo, uintptr_t size, intptr_t delta) {
+  CopyRun f = g_copy_run.load(std::memory_order_relaxed);
+  if (!f) {
+    f = copy_run_for(cpu_variant());
+    g_copy_run.store(f, std::memory_order_relaxed);
+  }
+  return f(to, from, n, lo, size, delta);
+}
+
+uint64_t Relocator::copy_run_as(CpuVariant v, uintptr_t *to,
+                                const uintptr_t *from, size_t n, uintptr_t lo,
+                                uintptr_t size, intptr_t delta) {
+  return copy_run_for(v)(to, from, n, lo, size, delta);
 }
 
 void Relocator::copy(uintptr_t to, uintptr_t from, size_t bytes) {

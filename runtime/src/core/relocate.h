@@ -27,6 +27,7 @@
 
 #include "core/frame_info.h"
 #include "core/stack_alloc.h"
+#include "platform/cpu.h"
 
 #include <cstdint>
 #include <vector>
@@ -136,12 +137,18 @@ private:
   void restore_span(uintptr_t from, uintptr_t to);
   static uint64_t put_back(uintptr_t *__restrict to,
                            const uintptr_t *__restrict from, size_t n);
-  // Hidden: an ifunc (target_clones) the shared runtime must bind to its
-  // own copy; exported, an executable that also links the runtime defines
-  // it too, and the dynamic linker refuses the pair under -z now.
-  __attribute__((visibility("hidden"))) static uint64_t
-  copy_run(uintptr_t *to, const uintptr_t *from, size_t n, uintptr_t lo,
-           uintptr_t size, intptr_t delta);
+  // The copy fused with the range check, in the variant cpu_variant()
+  // chose (platform/cpu.h).
+  static uint64_t copy_run(uintptr_t *to, const uintptr_t *from, size_t n,
+                           uintptr_t lo, uintptr_t size, intptr_t delta);
+
+public:
+  // One variant, for the unit tests that compare them.
+  static uint64_t copy_run_as(CpuVariant v, uintptr_t *to,
+                              const uintptr_t *from, size_t n, uintptr_t lo,
+                              uintptr_t size, intptr_t delta);
+
+private:
   // Verify (scan) mode: the words [addr, addr + bytes) were examined.
   void known(uintptr_t addr, size_t bytes) {
     if (verify_)

@@ -191,6 +191,13 @@ const Knob kKnobs[] = {
      [](const Config &c, char *b, size_t n) {
        show_size(c.start_stack.load(), b, n);
      }},
+    {"COPYSTACK_CPU", "auto", "auto, baseline, avx2 or avx512f",
+     "the vector unit the stack copy uses: auto is the best this CPU has; "
+     "the others let a test run every variant the machine can execute",
+     [](Config &c, const char *v) { return parse_cpu_variant(v, &c.cpu); },
+     [](const Config &c, char *b, size_t n) {
+       snprintf(b, n, "%s", cpu_variant_name(c.cpu));
+     }},
     {"COPYSTACK_TRACE", "0", kBoolForms, "print every stack copy to stderr",
      [](Config &c, const char *v) { return parse_bool(v, &c.trace); },
      [](const Config &c, char *b, size_t n) { show_bool(c.trace, b, n); }},

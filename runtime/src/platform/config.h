@@ -33,9 +33,12 @@
 //   COPYSTACK_TRACEBACK    what a fatal error prints: none, single, all,
 //                          crash (Go's GOTRACEBACK)
 //   COPYSTACK_SYMBOLIZER   the program that turns addresses into file:line
+//   COPYSTACK_CPU          the stack copy's vector unit (platform/cpu.h)
 //   COPYSTACK_HELP         print the settings and exit
 #ifndef COPYSTACK_CONFIG_H
 #define COPYSTACK_CONFIG_H
+
+#include "platform/cpu.h"
 
 #include <atomic>
 #include <cstddef>
@@ -68,6 +71,8 @@ struct Config {
   const char *symbolizer = "";
   bool netpoll = true;
   bool preempt = true;
+  // The stack copy's code variant (platform/cpu.h).
+  CpuVariant cpu = CpuVariant::kAuto;
   std::atomic<size_t> max_stack;
   // The start size set by the program (COPYSTACK_START_STACK,
   // copystack_set_start_stack), and the adaptive one the collector

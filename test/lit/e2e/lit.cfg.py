@@ -17,6 +17,12 @@
 #   tsan     normal mode, every program built with -fsanitize=thread: a
 #            report fails the test (halt_on_error)
 #
+# A variant may also hold the code chosen by the CPU to a lower level than
+# the machine has (cs_cpu: avx2, baseline): the runtime's stack copy
+# (COPYSTACK_CPU) and glibc's string functions (GLIBC_TUNABLES, which
+# also change how much stack the libc calls made in place use). On a CPU
+# without that level the variant is unsupported.
+#
 # The san_* programs choose their sanitizers themselves; they run in the
 # six plain variants and are left out of the ubsan and tsan ones.
 #
@@ -40,6 +46,23 @@ import lit.formats
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
+if config.cs_cpu != "auto":
+    config.name += "-" + config.cs_cpu
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split(":", 1)[1].split() for line in f
+                      if line.startswith("flags")), [])
+    # What the CPU has beyond the level asked for; only then does holding
+    # the code to it run anything the plain variants did not.
+    above = {"avx2": ["avx512f"], "baseline": ["avx2"]}[config.cs_cpu]
+    if not any(flag in flags for flag in above):
+        config.unsupported = True
+    avx512 = ["AVX512F", "AVX512VL", "AVX512BW", "AVX512DQ", "AVX512CD"]
+    avx = ["AVX2", "AVX", "FMA", "BMI1", "BMI2", "ERMS", "FSRM", "SSE4_1",
+           "SSE4_2", "SSSE3"]
+    off = avx512 + (avx if config.cs_cpu == "baseline" else [])
+    config.environment["COPYSTACK_CPU"] = config.cs_cpu
+    config.environment["GLIBC_TUNABLES"] = (
+        "glibc.cpu.hwcaps=" + ",".join("-" + f for f in off))
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".c", ".cpp"]
 config.test_source_root = os.path.dirname(__file__)

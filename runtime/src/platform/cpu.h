@@ -1,0 +1,34 @@
+// cpu.h: the code variants the runtime chooses by the CPU it runs on.
+//
+// The stack copy (core/relocate.cc) is built once per vector unit. The
+// variant is the best this CPU and its kernel support, or the one
+// COPYSTACK_CPU names, so that a test run can exercise every variant the
+// machine can execute: a green run on a machine with AVX-512 then says
+// the same of one without it.
+#ifndef COPYSTACK_CPU_H
+#define COPYSTACK_CPU_H
+
+namespace copystack_rt {
+
+enum class CpuVariant : unsigned char {
+  kAuto,     // the best this CPU supports (a setting, never a result)
+  kBaseline, // x86-64 as the runtime is built for it (SSE2)
+  kAvx2,
+  kAvx512f,
+};
+
+// The variant's name as COPYSTACK_CPU spells it ("auto", "baseline",
+// "avx2", "avx512f"), and back (false for another word).
+const char *cpu_variant_name(CpuVariant v);
+bool parse_cpu_variant(const char *s, CpuVariant *out);
+
+// Whether this CPU, and the kernel's saved state, support v.
+bool cpu_supports(CpuVariant v);
+
+// The variant in use: COPYSTACK_CPU's, or the best supported. A variant
+// this CPU lacks is a fatal error naming it.
+CpuVariant cpu_variant();
+
+} // namespace copystack_rt
+
+#endif
