@@ -259,22 +259,116 @@ int class_of(size_t size) {
   return c;
 }
 
-// A fresh mapping of bytes whose start is aligned to kMoveAlign. Not
-// counted in g_sys: callers count the stack bytes they place in it (the
-// rest is address space that no stack touches).
+// Where stacks live in the address space. Every stack is carved from a
+// reservation with kStackGap bytes of nothing (inaccessible, never handed
+// to anyone) on both sides, so that no other object of the process lies
+// within kStackGap of a stack. C code keeps pointers outside any object
+// (lz4 and zstd keep `base = src - index` with a 32-bit index, below the
+// buffer): placed by the kernel beside the program's own mappings, a stack
+// could lie where such a pointer points, and the relocation, which takes
+// any word inside the moving stack for an address in it, would move the
+// pointer with the stack (docs/maps.md, "Addresses that only look like
+// stack addresses"). With the gap, a pointer derived from any other object
+// by less than kStackGap never points into a stack.
+constexpr size_t kStackGap = size_t(64) << 30;
+// The stacks of one reservation; more are reserved as they fill.
+constexpr size_t kStackSpace = size_t(256) << 30;
+
+struct StackSpace {
+  uintptr_t next = 0, end = 0;
+  bool warned = false;
+  // Stack mappings given back whole (the sanitizers' separate stacks), by
+  // size, for reuse: their address space stays reserved.
+  std::map<size_t, std::vector<uintptr_t>> returned;
+  san::QuietMutex lock;
+};
+StackSpace &stack_space() {
+  static auto *s = new StackSpace;
+  return *s;
+}
+
+// Reserves room for at least bytes (a multiple of kMoveAlign) with its
+// gaps; false where the address space is limited (RLIMIT_AS) below that.
+bool reserve_stack_space(StackSpace &sp, size_t bytes) {
+  for (size_t want = std::max(bytes, kStackSpace); want >= bytes;
+       want /= 2) {
+    size_t len = kStackGap + want + kStackGap + kMoveAlign;
+    void *p = mmap(nullptr, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      continue;
+    // Nothing of it is in a core dump (gdb's gcore wrote the reservation
+    // out as zeros) until a stack is mapped in it.
+    madvise(p, len, MADV_DONTDUMP);
+    uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + kStackGap +
+                    kMoveAlign - 1) & ~(kMoveAlign - 1);
+    sp.next = lo;
+    sp.end = lo + want;
+    return true;
+  }
+  return false;
+}
+
+// A fresh mapping of bytes whose start is aligned to kMoveAlign, inside
+// the stacks' reservations. Not counted in g_sys: callers count the stack
+// bytes they place in it (the rest is address space no stack touches).
 uintptr_t map_aligned(size_t bytes) {
-  size_t len = bytes + kMoveAlign;
-  void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  bytes = (bytes + kMoveAlign - 1) & ~(kMoveAlign - 1);
+  StackSpace &sp = stack_space();
+  uintptr_t at = 0;
+  {
+    std::lock_guard<san::QuietMutex> g(sp.lock);
+    auto it = sp.returned.find(bytes);
+    if (it != sp.returned.end() && !it->second.empty()) {
+      at = it->second.back();
+      it->second.pop_back();
+    } else if (sp.end - sp.next >= bytes || reserve_stack_space(sp, bytes)) {
+      at = sp.next;
+      sp.next += bytes;
+    } else if (!sp.warned) {
+      sp.warned = true;
+      report("cannot reserve %zu GiB of address space for stacks (is "
+             "RLIMIT_AS set?): stacks are placed beside other mappings, "
+             "where a pointer outside its object can look like an address "
+             "in a stack (docs/maps.md)",
+             (kStackGap * 2 + bytes) >> 30);
+    }
+  }
+  void *p = mmap(at ? reinterpret_cast<void *>(at) : nullptr,
+                 at ? bytes : bytes + kMoveAlign, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                     (at ? MAP_FIXED : 0),
+                 -1, 0);
   if (p == MAP_FAILED)
     fatal("cannot map %zu bytes for a stack: %s", bytes, strerror(errno));
+  if (at)
+    return at;
   uintptr_t raw = reinterpret_cast<uintptr_t>(p);
   uintptr_t a = (raw + kMoveAlign - 1) & ~(kMoveAlign - 1);
   if (a > raw)
     munmap(p, a - raw);
-  if (raw + len > a + bytes)
-    munmap(reinterpret_cast<void *>(a + bytes), raw + len - (a + bytes));
+  if (raw + kMoveAlign > a)
+    munmap(reinterpret_cast<void *>(a + bytes), raw + kMoveAlign - a);
   return a;
+}
+
+// Gives a mapping from map_aligned back whole: its memory to the OS, its
+// address space to the reservation, for a mapping of the same size.
+void unmap_aligned(uintptr_t at, size_t bytes) {
+  bytes = (bytes + kMoveAlign - 1) & ~(kMoveAlign - 1);
+  StackSpace &sp = stack_space();
+  // Listed first, while the stack still reads: the list's malloc may unwind
+  // the caller's frames (LeakSanitizer's, with fast_unwind_on_malloc=0),
+  // which are on the stack being given back. Under the lock throughout, so
+  // that no one takes the address before it is inaccessible.
+  std::lock_guard<san::QuietMutex> g(sp.lock);
+  sp.returned[bytes].push_back(at);
+  void *p = mmap(reinterpret_cast<void *>(at), bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+                 0);
+  if (p == MAP_FAILED)
+    fatal("cannot give back a stack's mapping: %s", strerror(errno));
+  madvise(p, bytes, MADV_DONTDUMP);
 }
 
 // A large stack (a multiple of kMoveAlign) lives in a slot of its size
@@ -315,12 +409,17 @@ uint64_t read_max_map_count() {
 
 void init_arena() {
   g_verify_arena = size_t(config().verify_arena_gib) << 30;
-  void *p = mmap(nullptr, g_verify_arena, PROT_NONE,
+  // With the gaps every stack has (map_aligned()), below and above.
+  void *p = mmap(nullptr, kStackGap + g_verify_arena + kStackGap, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     fatal("verify mode cannot reserve %zu GiB of address space for stacks: "
-          "%s", g_verify_arena >> 30, strerror(errno));
-  g_arena_lo = reinterpret_cast<uintptr_t>(p);
+          "%s", (kStackGap * 2 + g_verify_arena) >> 30, strerror(errno));
+  // The gaps are never used: out of core dumps.
+  madvise(p, kStackGap, MADV_DONTDUMP);
+  madvise(static_cast<char *>(p) + kStackGap + g_verify_arena, kStackGap,
+          MADV_DONTDUMP);
+  g_arena_lo = reinterpret_cast<uintptr_t>(p) + kStackGap;
   g_arena_hi = g_arena_lo + g_verify_arena;
   ArenaHalf &g = guarded_half(), &d = dense_half();
   g.lo = g.next = g_arena_lo;
@@ -590,7 +689,7 @@ void release_with_headroom(Stack s, size_t below) {
     return;
   }
   uintptr_t map = (raw.lo - kPage) & ~(kMoveAlign - 1);
-  munmap(reinterpret_cast<void *>(map), headroom_map_bytes(s.size(), below));
+  unmap_aligned(map, headroom_map_bytes(s.size(), below));
   g_sys -= kPage + raw.size();
   g_released_total += kPage + raw.size(); // the OS's again, as in verify mode
 }
@@ -919,6 +1018,7 @@ bool describe_fenced_address(uintptr_t addr, char *buf, size_t len) {
 
 void stack_alloc_fork_lock() {
   g_lock.lock();
+  stack_space().lock.lock();
   reuse_ring().lock.lock();
   guarded_half().lock.lock();
   dense_half().lock.lock();
@@ -928,6 +1028,7 @@ void stack_alloc_fork_unlock() {
   dense_half().lock.unlock();
   guarded_half().lock.unlock();
   reuse_ring().lock.unlock();
+  stack_space().lock.unlock();
   g_lock.unlock();
 }
 
