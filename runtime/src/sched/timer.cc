@@ -18,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <queue>
 #include <thread>
@@ -100,8 +101,15 @@ uint64_t timers_pending() { return g_pending.load(); }
 void timers_fork_lock() { g_timers.lock.lock(); }
 void timers_fork_unlock() { g_timers.lock.unlock(); }
 
-// The timer thread is gone in the child; its heap is not.
+// The timer thread is gone in the child; its heap is not. Nor is the
+// condition variable's record of it: the parent's timer thread was
+// waiting on it at the fork, and glibc's condition variable counts that
+// waiter still, so a notify in the child went to the vanished waiter and
+// the new timer thread slept through every deadline (a child hung in 17
+// runs of 20). The child gets a new one (the old one has no waiter left
+// to destroy it for).
 void timers_after_fork_child() {
+  new (&g_timers.cv) std::condition_variable();
   if (g_timers.started.done())
     std::thread(timer_thread).detach();
 }
