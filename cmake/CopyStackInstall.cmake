@@ -4,6 +4,7 @@
 #
 #   bin/copystack-cc, copystack-c++           the drivers (tools/installed/)
 #   lib/copystack/CopyStack.so                clang -fplugin= / -fpass-plugin=
+#   lib/copystack/CopyStack-clang19.so        the plugin CopyStack.so loads
 #   lib/copystack/CopyStackPasses.so          opt -load-pass-plugin=
 #   lib/libcopystack.a, libcopystack.so.*     the runtime
 #   lib/libcopystack_static.a                 the runtime of -static(-pie)
@@ -42,6 +43,9 @@ install(TARGETS copystack copystack_static copystack_shared copystack_main
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS CopyStack CopyStackPasses
   EXPORT copystackTargets
+  LIBRARY DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR})
+# What CopyStack.so loads from its own directory (plugin/Shim.c).
+install(TARGETS CopyStackClang
   LIBRARY DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/copystack
