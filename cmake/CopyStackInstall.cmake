@@ -4,8 +4,10 @@
 #
 #   bin/copystack-cc, copystack-c++           the drivers (tools/installed/)
 #   lib/copystack/CopyStack.so                clang -fplugin= / -fpass-plugin=
+#   lib/copystack/CopyStack-clang19.so        the plugin CopyStack.so loads
 #   lib/copystack/CopyStackPasses.so          opt -load-pass-plugin=
 #   lib/libcopystack.a, libcopystack.so.*     the runtime
+#   lib/libcopystack_static.a                 the runtime of -static(-pie)
 #   lib/libcopystack_main.a                   main as the first task
 #   lib/libcopystack_stub.a                   instrumented libraries' __morestack
 #   include/copystack/                        copystack.h(pp), abi.h, version.h
@@ -26,19 +28,24 @@ set_target_properties(copystack_shared PROPERTIES VERSION ${PROJECT_VERSION}
 
 # Names in the CMake package: copystack::runtime and so on.
 set_target_properties(copystack PROPERTIES EXPORT_NAME runtime)
+set_target_properties(copystack_static PROPERTIES EXPORT_NAME runtime_static)
 set_target_properties(copystack_shared PROPERTIES EXPORT_NAME runtime_shared)
 set_target_properties(copystack_main PROPERTIES EXPORT_NAME main)
 set_target_properties(copystack_stub PROPERTIES EXPORT_NAME stub)
 set_target_properties(CopyStack PROPERTIES EXPORT_NAME plugin)
 set_target_properties(CopyStackPasses PROPERTIES EXPORT_NAME pass_plugin)
 
-install(TARGETS copystack copystack_shared copystack_main copystack_stub
+install(TARGETS copystack copystack_static copystack_shared copystack_main
+        copystack_stub
   EXPORT copystackTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS CopyStack CopyStackPasses
   EXPORT copystackTargets
+  LIBRARY DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR})
+# What CopyStack.so loads from its own directory (plugin/Shim.c).
+install(TARGETS CopyStackClang
   LIBRARY DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/copystack
@@ -74,7 +81,10 @@ string(REGEX REPLACE "/$" "" COPYSTACK_PC_TO_PREFIX "${COPYSTACK_PC_TO_PREFIX}")
 list(TRANSFORM COPYSTACK_EXPORTED_SYMBOLS PREPEND "-Wl,--export-dynamic-symbol="
      OUTPUT_VARIABLE COPYSTACK_PC_EXPORT_OPTIONS)
 list(JOIN COPYSTACK_PC_EXPORT_OPTIONS " " COPYSTACK_PC_EXPORT_OPTIONS)
-foreach(pc copystack copystack-main copystack-shared)
+list(TRANSFORM COPYSTACK_WRAPPED_SYMBOLS PREPEND "-Wl,--wrap="
+     OUTPUT_VARIABLE COPYSTACK_PC_WRAP_OPTIONS)
+list(JOIN COPYSTACK_PC_WRAP_OPTIONS " " COPYSTACK_PC_WRAP_OPTIONS)
+foreach(pc copystack copystack-main copystack-shared copystack-static)
   configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,12 +1,15 @@
-# copystack_instrument(<target> [NO_MAIN] [SHARED_RUNTIME]): what the
-# copystack-cc driver (tools/copystack-cc.in) does, for a CMake target.
+# copystack_instrument(<target> [NO_MAIN] [SHARED_RUNTIME|STATIC_LINK]): what
+# the copystack-cc driver (tools/copystack-cc.in) does, for a CMake target.
 # Installed with the CMake package; copystackConfig.cmake includes it.
 #
 #   compiling        the plugin, -D__COPYSTACK__=1, copystack's headers
 #   an executable    links the whole static runtime and exports it (for the
 #                    instrumented libraries it loads), and runs main as the
 #                    first task. NO_MAIN keeps main on the thread's stack;
-#                    SHARED_RUNTIME links libcopystack.so instead
+#                    SHARED_RUNTIME links libcopystack.so instead;
+#                    STATIC_LINK, for an executable linked with -static or
+#                    -static-pie, links libcopystack_static.a and wraps its
+#                    interposers (-Wl,--wrap=) instead of exporting them
 #   a shared library links libcopystack.so: one runtime per process, the
 #   or module        executable's when it has one
 #   a static or      compiling only: whatever links it brings the runtime
@@ -16,10 +19,15 @@
 # compilers must be clang of that major version (CC=clang-19 CXX=clang++-19).
 # Must match tools/copystack-cc.in.
 function(copystack_instrument target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_MAIN;SHARED_RUNTIME" "" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_MAIN;SHARED_RUNTIME;STATIC_LINK"
+                        "" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR
       "copystack_instrument(${target}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(arg_SHARED_RUNTIME AND arg_STATIC_LINK)
+    message(FATAL_ERROR "copystack_instrument(${target}): SHARED_RUNTIME "
+      "links libcopystack.so, which a STATIC_LINK executable cannot load")
   endif()
   if(CMAKE_VERSION VERSION_LESS 3.24)
     message(FATAL_ERROR "copystack_instrument(${target}) needs CMake 3.24 "
@@ -66,6 +74,12 @@ function(copystack_instrument target)
     endif()
     if(arg_SHARED_RUNTIME)
       target_link_libraries(${target} PRIVATE copystack::runtime_shared)
+    elseif(arg_STATIC_LINK)
+      target_link_libraries(${target} PRIVATE
+        "$<LINK_LIBRARY:WHOLE_ARCHIVE,copystack::runtime_static>")
+      foreach(symbol IN LISTS COPYSTACK_WRAPPED_SYMBOLS)
+        target_link_options(${target} PRIVATE "LINKER:--wrap=${symbol}")
+      endforeach()
     else()
       target_link_libraries(${target} PRIVATE
         "$<LINK_LIBRARY:WHOLE_ARCHIVE,copystack::runtime>")

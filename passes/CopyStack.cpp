@@ -236,7 +236,10 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
     });
   }
 
-  warnStackDepthChecks(M, Work);
+  if (NamedMDNode *Checked = M.getNamedMetadata(names::DepthCheckedMD))
+    Checked->eraseFromParent();
+  else
+    warnStackDepthChecks(M, Work);
   inferCaptures(M, P);
   ThunkCache Thunks(M);
   DispatchStubs Stubs(M);
@@ -263,6 +266,26 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   return PreservedAnalyses::none();
 }
 
+PreservedAnalyses StackDepthCheckPass::run(Module &M,
+                                           ModuleAnalysisManager &) {
+  // Once (-fplugin and -fpass-plugin together), and not in a module the
+  // pass will refuse with an error.
+  if (M.getModuleFlag(names::ModuleFlag) ||
+      M.getNamedMetadata(names::DepthCheckedMD) ||
+      !unsupportedModule(M).empty() || !unsupportedSanitizer(M).empty())
+    return PreservedAnalyses::all();
+  readAnnotations(M);
+  Policy P(M);
+  SmallVector<Function *, 32> Work;
+  for (Function &F : M)
+    if (!F.isDeclaration() &&
+        (P.isInstrumented(F) || isSplittableVariadic(F)))
+      Work.push_back(&F);
+  warnStackDepthChecks(M, Work);
+  M.getOrInsertNamedMetadata(names::DepthCheckedMD);
+  return PreservedAnalyses::all();
+}
+
 void registerPasses(PassBuilder &PB) {
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM,
@@ -279,6 +302,13 @@ void registerPasses(PassBuilder &PB) {
           return false;
         MPM.addPass(ThreadIdentityPass());
         return true;
+      });
+  // The stack-depth warnings must not depend on what a sanitizer added
+  // (CopyStack.h): their pass is registered now, so that it runs before the
+  // sanitizers' passes at OptimizerLast (see below).
+  PB.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) {
+        MPM.addPass(StackDepthCheckPass());
       });
   // CopyStackPass must come after the sanitizers' passes, which clang also
   // adds at OptimizerLast: after ASan has put the locals it watches into

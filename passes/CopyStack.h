@@ -12,6 +12,8 @@
 //     BlockingCalls     read, accept, poll, sleep... call the runtime's
 //                       wrappers, which park the task instead of blocking
 //     StackDepthChecks  warnings where code keeps stack addresses as integers
+//                       (in clang, StackDepthCheckPass warns before the
+//                       sanitizers' passes instead)
 //     EscapeAnalysis    nocapture inferred for the module's own parameters
 //   on each instrumented function
 //     EscapeAnalysis    the frame locals whose address may outlive the frame
@@ -51,6 +53,18 @@
 namespace copystack {
 
 class CopyStackPass : public llvm::PassInfoMixin<CopyStackPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+
+/// The StackDepthChecks warnings alone, on the IR the optimizer made and
+/// before the sanitizers' passes add their own integer arithmetic on stack
+/// addresses (ASan's shadow checks compare one with a shadow byte loaded
+/// from memory): clang registers those after the plugins' OptimizerLast
+/// callbacks, and this one is registered first. CopyStackPass warns itself
+/// when this did not run (opt -passes=copystack).
+class StackDepthCheckPass : public llvm::PassInfoMixin<StackDepthCheckPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }

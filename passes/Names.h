@@ -51,6 +51,9 @@ inline constexpr const char StatsRemark[] = "copystack-stats";
 /// Module flag: the module is instrumented (-fplugin and -fpass-plugin
 /// together register the pass twice).
 inline constexpr llvm::StringLiteral ModuleFlag = "copystack.instrumented";
+/// Named metadata: StackDepthCheckPass has warned about this module, before
+/// a sanitizer's instrumentation (CopyStackPass removes it).
+inline constexpr llvm::StringLiteral DepthCheckedMD = "copystack.depth_checked";
 /// Function attribute users (or other tools) can set to keep a function off
 /// copyable stacks: __attribute__((annotate("copystack_nosplit"))) maps to it.
 inline constexpr llvm::StringLiteral NoSplitAttr = "copystack-nosplit";

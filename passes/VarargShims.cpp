@@ -102,6 +102,8 @@ void split(Function &F) {
 
 } // namespace
 
+bool isSplittableVariadic(Function &F) { return splittable(F); }
+
 unsigned splitVariadicFunctions(Module &M) {
   SmallVector<Function *, 8> Work;
   for (Function &F : M)

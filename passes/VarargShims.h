@@ -36,6 +36,10 @@ namespace copystack {
 /// the number split.
 unsigned splitVariadicFunctions(llvm::Module &M);
 
+/// Whether splitVariadicFunctions splits F: whether F's body ends up in an
+/// instrumented function although F itself is variadic.
+bool isSplittableVariadic(llvm::Function &F);
+
 } // namespace copystack
 
 #endif

@@ -73,8 +73,15 @@ bool all_from(void *lib, int group) {
 }
 
 __attribute__((constructor)) void detect_libc() {
+#ifdef COPYSTACK_STATIC_LINK
+  // A static executable (platform/interpose.h) has no libc.so.6 to ask,
+  // and a dlopen there would make the linker warn at every link.
+  void *libc = nullptr;
+  void *cxx = nullptr;
+#else
   void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+#endif
   int groups = 0;
   if (allocator_is_glibc())
     groups |= COPYSTACK_IN_PLACE_ALLOC;

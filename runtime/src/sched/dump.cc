@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <spawn.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -217,11 +218,45 @@ const char *find_symbolizer(const Config *c) {
   return nullptr;
 }
 
+// The executable's load bias when pc is in one of its segments: what a
+// static executable (-static, -static-pie) has instead of dladdr, which
+// knows only objects the dynamic linker loaded.
+bool in_executable(uintptr_t pc, uintptr_t *bias) {
+  struct Search {
+    uintptr_t pc, bias;
+    bool found;
+  } s{pc, 0, false};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *arg) {
+        auto *s = static_cast<Search *>(arg);
+        if (info->dlpi_name && info->dlpi_name[0])
+          return 1; // the executable is the first object, with no name
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && s->pc - lo < ph.p_memsz) {
+            s->bias = info->dlpi_addr;
+            s->found = true;
+          }
+        }
+        return 1;
+      },
+      &s);
+  *bias = s.bias;
+  return s.found;
+}
+
 // The module and the offset llvm-symbolizer wants for pc.
 bool module_of(uintptr_t pc, char *path, size_t len, uintptr_t *offset) {
   Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(pc), &info) || !info.dli_fbase)
-    return false;
+  if (!dladdr(reinterpret_cast<void *>(pc), &info) || !info.dli_fbase) {
+    uintptr_t bias;
+    if (!in_executable(pc, &bias))
+      return false;
+    snprintf(path, len, "/proc/%d/exe", static_cast<int>(getpid()));
+    *offset = pc - bias; // an ET_EXEC's bias is 0
+    return true;
+  }
   static uintptr_t main_base = [] {
     Dl_info m;
     return dladdr(reinterpret_cast<void *>(getauxval(AT_ENTRY)), &m)
@@ -394,6 +429,16 @@ const char *next_pair(const char *p, const char **fn, int *fn_len,
   *fn_len = static_cast<int>(fn_end - p);
   if (*fn_len == 2 && p[0] == '?')
     *fn = nullptr;
+  // A function's dispatch stub is an alias of it (docs/abi.md), which the
+  // symbolizer may name instead: a static link leaves the hidden alias
+  // global in the symbol table.
+  static const char kDispatch[] = "__copystack_dispatch.";
+  constexpr int kDispatchLen = sizeof kDispatch - 1;
+  if (*fn && *fn_len > kDispatchLen &&
+      strncmp(p, kDispatch, kDispatchLen) == 0) {
+    *fn += kDispatchLen;
+    *fn_len -= kDispatchLen;
+  }
   // file:line:column -> file:line
   const char *cut = l_end;
   int colons = 0;

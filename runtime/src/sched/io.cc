@@ -49,6 +49,7 @@
 // connect and copystack_fd_wait; they end a wait with ETIMEDOUT.
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/interpose.h"
 #include "platform/sanitizers.h"
 #include "platform/split_stack_notes.h"
 #include "platform/stats.h"
@@ -87,16 +88,43 @@ namespace {
 // ---- the C library's own functions, behind the interposers
 // --------------------
 
+#ifndef COPYSTACK_STATIC_LINK
 template <typename Fn> Fn next_definition(const char *name) {
   auto fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
   if (!fn)
     fatal("%s: the C library's definition was not found", name);
   return fn;
 }
+#endif
+
+} // namespace
+} // namespace copystack_rt
+
+// A static executable's: behind -Wl,--wrap= (platform/interpose.h).
+CS_DECLARE_REAL(close, ::close)
+CS_DECLARE_REAL(dup2, ::dup2)
+CS_DECLARE_REAL(dup3, ::dup3)
+CS_DECLARE_REAL(fclose, ::fclose)
+CS_DECLARE_REAL(pclose, ::pclose)
+CS_DECLARE_REAL(close_range, ::close_range)
+CS_DECLARE_REAL(closefrom, ::closefrom)
+CS_DECLARE_REAL(fcntl64, ::fcntl64)
+CS_DECLARE_REAL(ioctl, ::ioctl)
+CS_DECLARE_REAL(setsockopt, ::setsockopt)
+
+namespace copystack_rt {
+namespace {
+
+// The C library's own definition of an interposed function (interpose.h).
+#ifdef COPYSTACK_STATIC_LINK
+#define CS_NEXT(type, name) static_cast<type>(CS_REAL_OF(name))
+#else
+#define CS_NEXT(type, name) next_definition<type>(#name)
+#endif
 
 using FcntlFn = int (*)(int, int, ...);
 FcntlFn real_fcntl() {
-  static FcntlFn fn = next_definition<FcntlFn>("fcntl64");
+  static FcntlFn fn = CS_NEXT(FcntlFn, fcntl64);
   return fn;
 }
 
@@ -1052,55 +1080,55 @@ extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
 #ifndef COPYSTACK_NO_INTERPOSERS
 extern "C" {
 
-#define NEXT(type, name) static const auto next = next_definition<type>(name)
+#define NEXT(type, name) static const auto next = CS_NEXT(type, name)
 
-__attribute__((visibility("default"))) int close(int fd) {
-  NEXT(int (*)(int), "close");
+__attribute__((visibility("default"))) int CS_INTERPOSER(close)(int fd) {
+  NEXT(int (*)(int), close);
   forget_fd(fd);
   return next(fd);
 }
 
-__attribute__((visibility("default"))) int dup2(int old, int fd) noexcept {
-  NEXT(int (*)(int, int), "dup2");
+__attribute__((visibility("default"))) int CS_INTERPOSER(dup2)(int old, int fd) noexcept {
+  NEXT(int (*)(int, int), dup2);
   if (old != fd && real_fcntl()(old, F_GETFD) >= 0)
     forget_fd(fd);
   return next(old, fd);
 }
 
-__attribute__((visibility("default"))) int dup3(int old, int fd,
+__attribute__((visibility("default"))) int CS_INTERPOSER(dup3)(int old, int fd,
                                                 int flags) noexcept {
-  NEXT(int (*)(int, int, int), "dup3");
+  NEXT(int (*)(int, int, int), dup3);
   if (old != fd && real_fcntl()(old, F_GETFD) >= 0)
     forget_fd(fd);
   return next(old, fd, flags);
 }
 
-__attribute__((visibility("default"))) int fclose(FILE *f) {
-  NEXT(int (*)(FILE *), "fclose");
+__attribute__((visibility("default"))) int CS_INTERPOSER(fclose)(FILE *f) {
+  NEXT(int (*)(FILE *), fclose);
   int fd = f ? fileno(f) : -1;
   if (fd >= 0)
     forget_fd(fd);
   return next(f);
 }
 
-__attribute__((visibility("default"))) int pclose(FILE *f) {
-  NEXT(int (*)(FILE *), "pclose");
+__attribute__((visibility("default"))) int CS_INTERPOSER(pclose)(FILE *f) {
+  NEXT(int (*)(FILE *), pclose);
   int fd = f ? fileno(f) : -1;
   if (fd >= 0)
     forget_fd(fd);
   return next(f);
 }
 
-__attribute__((visibility("default"))) int close_range(unsigned lo, unsigned hi,
+__attribute__((visibility("default"))) int CS_INTERPOSER(close_range)(unsigned lo, unsigned hi,
                                                        int flags) noexcept {
-  NEXT(int (*)(unsigned, unsigned, int), "close_range");
+  NEXT(int (*)(unsigned, unsigned, int), close_range);
   if (!(flags & CLOSE_RANGE_CLOEXEC) && lo <= hi)
     forget_fds(lo, hi);
   return next(lo, hi, flags);
 }
 
-__attribute__((visibility("default"))) void closefrom(int lo) noexcept {
-  NEXT(void (*)(int), "closefrom");
+__attribute__((visibility("default"))) void CS_INTERPOSER(closefrom)(int lo) noexcept {
+  NEXT(void (*)(int), closefrom);
   if (lo >= 0)
     forget_fds(static_cast<unsigned>(lo), UINT_MAX);
   next(lo);
@@ -1114,7 +1142,7 @@ static int fcntl_noting_flags(int fd, int cmd, void *arg) {
   return r;
 }
 
-__attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...) {
+__attribute__((visibility("default"))) int CS_INTERPOSER(fcntl)(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
@@ -1122,7 +1150,7 @@ __attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...) {
   return fcntl_noting_flags(fd, cmd, arg);
 }
 
-__attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...) {
+__attribute__((visibility("default"))) int CS_INTERPOSER(fcntl64)(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
@@ -1130,9 +1158,9 @@ __attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...) {
   return fcntl_noting_flags(fd, cmd, arg);
 }
 
-__attribute__((visibility("default"))) int ioctl(int fd, unsigned long req,
+__attribute__((visibility("default"))) int CS_INTERPOSER(ioctl)(int fd, unsigned long req,
                                                  ...) noexcept {
-  NEXT(int (*)(int, unsigned long, ...), "ioctl");
+  NEXT(int (*)(int, unsigned long, ...), ioctl);
   va_list ap;
   va_start(ap, req);
   void *arg = va_arg(ap, void *);
@@ -1143,11 +1171,11 @@ __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req,
   return r;
 }
 
-__attribute__((visibility("default"))) int setsockopt(int fd, int level,
+__attribute__((visibility("default"))) int CS_INTERPOSER(setsockopt)(int fd, int level,
                                                       int name,
                                                       const void *value,
                                                       socklen_t len) noexcept {
-  NEXT(int (*)(int, int, int, const void *, socklen_t), "setsockopt");
+  NEXT(int (*)(int, int, int, const void *, socklen_t), setsockopt);
   int r = next(fd, level, name, value, len);
   if (level == SOL_SOCKET &&
       (name == SO_RCVTIMEO_OLD || name == SO_SNDTIMEO_OLD ||

@@ -28,6 +28,7 @@
 #include "platform/split_stack_notes.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
+#include "platform/interpose.h"
 #include "platform/sanitizers.h"
 #include "core/frame_info.h"
 #include "sched/scheduler.h"
@@ -55,7 +56,20 @@ __interceptor_pthread_create(pthread_t *, const pthread_attr_t *,
 namespace copystack_rt {
 namespace {
 
+} // namespace
+} // namespace copystack_rt
+
+// A static executable's: behind -Wl,--wrap= (platform/interpose.h).
+CS_DECLARE_REAL(pthread_create, ::pthread_create)
+
+namespace copystack_rt {
+namespace {
+
 CreateFn real_create() {
+#ifdef COPYSTACK_STATIC_LINK
+  // No sanitizer runtime supports a static link.
+  return CS_REAL_OF(pthread_create);
+#else
   // A sanitizer linked into the program defines pthread_create too, to
   // learn of every thread (san::next_definition: which of the two comes
   // first depends on whether the runtime is linked in or shared).
@@ -66,6 +80,7 @@ CreateFn real_create() {
     fatal("pthread_create: the C library's definition was not found: %s",
           dlerror());
   return next;
+#endif
 }
 
 // Set while std::thread::_M_start_thread runs: its pthread_create call
@@ -135,8 +150,8 @@ __copystack_blocking_pthread_exit(void *result) {
 using namespace copystack_rt;
 
 extern "C" __attribute__((visibility("default"))) int
-pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-               void *(*start)(void *), void *arg) {
+CS_INTERPOSER(pthread_create)(pthread_t *thread, const pthread_attr_t *attr,
+                              void *(*start)(void *), void *arg) {
   Start s{start, arg, nullptr,
           reinterpret_cast<uintptr_t>(__builtin_return_address(0))};
   if (t_std_thread) {
@@ -159,17 +174,25 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 // void std::thread::_M_start_thread(std::unique_ptr<_State>, void (*)());
 // the unique_ptr (not trivially copyable) is passed by reference.
+#define CS_START_THREAD                                                        \
+  _ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE
+using StartThread = void (*)(void *, void *, void (*)());
+extern "C" void CS_START_THREAD(void *, void *, void (*)());
+CS_DECLARE_REAL(CS_START_THREAD, CS_START_THREAD)
+
 extern "C" __attribute__((visibility("default"))) void
-_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE(
-    void *self, void *state, void (*depend)()) {
-  using StartThread = void (*)(void *, void *, void (*)());
-  static StartThread next = reinterpret_cast<StartThread>(dlsym(
-      RTLD_NEXT,
-      "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"));
+CS_INTERPOSER(CS_START_THREAD)(void *self, void *state, void (*depend)()) {
+#ifdef COPYSTACK_STATIC_LINK
+  StartThread next = CS_REAL_OF(CS_START_THREAD);
+#else
+  static StartThread next = reinterpret_cast<StartThread>(
+      dlsym(RTLD_NEXT, CS_STRING(CS_START_THREAD)));
   if (!next)
     fatal("std::thread: libstdc++'s _M_start_thread was not found");
+#endif
   t_std_thread = true;
   next(self, state, depend);
   t_std_thread = false;
 }
 #endif
+

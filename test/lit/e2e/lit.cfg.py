@@ -34,7 +34,8 @@
 #   %cs_bin     the directory of the drivers
 #   %exits N    runs the rest of the line and fails unless its exit status
 #               is N (fatal errors: 2)
-#   REQUIRES: normal / verify / stress / O0 / O2 select variants.
+#   REQUIRES: normal / verify / stress / O0 / O2 select variants; gdb and
+#               clang-14 need those programs.
 import os
 import signal
 import lit.formats
@@ -122,6 +123,10 @@ if shutil.which("gdb"):
 config.substitutions.append(
     ("%gdb", 'gdb -batch -nx -iex "set auto-load safe-path /" '
              '-iex "set may-call-functions off"'))
+# Another clang, for toolchain_other_clang.c (scripts/test-install installs
+# clang-14 and runs that test; scripts/setup does not need it).
+if shutil.which("clang-14"):
+    config.available_features.add("clang-14")
 config.available_features.add(config.cs_opt)
 config.environment["PATH"] = os.pathsep.join(
     [config.cs_llvm_bin, config.environment.get("PATH", "")])
