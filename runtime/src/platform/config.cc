@@ -1,6 +1,7 @@
 // config.cc: the COPYSTACK_* settings (config.h): one table that parses
 // the environment and prints the listing.
 #include "platform/split_stack_notes.h"
+#include "platform/runtime.h"
 #include "platform/config.h"
 #include "platform/fatal.h"
 
@@ -433,7 +434,10 @@ Config *load() {
 // Settings are read when the program starts, not at the runtime's first
 // use: a malformed value, a typo or COPYSTACK_HELP=1 is reported before
 // the program does anything.
-__attribute__((constructor)) void load_at_start() { config(); }
+__attribute__((constructor)) void load_at_start() {
+  if (is_process_runtime())
+    config();
+}
 
 } // namespace
 

@@ -6,6 +6,7 @@
 // interceptors bind these names to other code, with other stack needs:
 // then that group's calls stay foreign calls.
 #include "copystack/abi.h"
+#include "platform/runtime.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -73,6 +74,8 @@ bool all_from(void *lib, int group) {
 }
 
 __attribute__((constructor)) void detect_libc() {
+  if (!copystack_rt::is_process_runtime())
+    return; // the process's runtime detects it (platform/runtime.h)
 #ifdef COPYSTACK_STATIC_LINK
   // A static executable (platform/interpose.h) has no libc.so.6 to ask,
   // and a dlopen there would make the linker warn at every link.

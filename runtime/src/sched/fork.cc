@@ -21,6 +21,7 @@
 // is the usual case; the child's main task carries on on the forking
 // thread.
 #include "platform/split_stack_notes.h"
+#include "platform/runtime.h"
 #include "core/frame_info.h"
 #include "core/stack_alloc.h"
 #include "sched/collect.h"
@@ -70,7 +71,8 @@ void in_child() {
 }
 
 __attribute__((constructor)) void register_fork_handlers() {
-  pthread_atfork(prepare, release, in_child);
+  if (is_process_runtime())
+    pthread_atfork(prepare, release, in_child);
 }
 
 } // namespace

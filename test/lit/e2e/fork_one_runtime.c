@@ -1,0 +1,93 @@
+// One runtime per process, whatever the layout: an executable built with
+// the drivers (its own runtime, or libcopystack.so with
+// --copystack-shared), linked against an instrumented shared library and
+// dlopen'ing another, forks 1,000 times in a row, then runs system(),
+// popen() and posix_spawn(), while a task sleeps in 1 ms steps and another
+// grows and shrinks. Both libraries need libcopystack.so, whose copy of
+// the runtime used to register fork handlers of its own: they took the
+// locks the executable's handlers had just taken, and the first fork hung
+// (found by pcre2's test suite, whose callouts run /bin/echo).
+// Not under TSan, which stops a child of a multi-threaded process that
+// starts threads (docs/debugging.md).
+// UNSUPPORTED: tsan
+// RUN: %cc -fPIC -shared %S/Inputs/deep_lib.c -o %t.lib.so
+// RUN: %cc -fPIC -shared -DDEEP_LIB_PREFIX=dl_ %S/Inputs/deep_lib.c -o %t.dl.so
+// RUN: %cc %s %t.lib.so -Wl,-rpath,%T -o %t -ldl
+// RUN: %run %t %t.dl.so %{forks}0 | FileCheck %s -D#N=%{forks}0
+// RUN: %cc --copystack-shared %s %t.lib.so -Wl,-rpath,%T -o %t.shared -ldl
+// RUN: %run %t.shared %t.dl.so 100 | FileCheck %s -D#N=100
+#include "Inputs/check.h"
+
+#include <dlfcn.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+int lib_depth_sum(int depth, int *acc);
+
+static volatile int stop;
+static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
+
+static void sleeper(void *arg) {
+  (void)arg;
+  while (!stop)
+    copystack_sleep_ns(1000 * 1000);
+  copystack_waitgroup_done(&wg);
+}
+
+static void grower(void *arg) {
+  int (*dl_sum)(int, int *) = (int (*)(int, int *))arg;
+  while (!stop) {
+    int acc = 0;
+    lib_depth_sum(500, &acc); // grows through the linked library's frames
+    dl_sum(500, &acc);        // and the dlopen'ed one's
+    copystack_sleep_ns(200 * 1000);
+  }
+  copystack_waitgroup_done(&wg);
+}
+
+int main(int argc, char **argv) {
+  REQUIRE(argc == 3);
+  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib);
+  void *dl_sum = dlsym(lib, "dl_lib_depth_sum");
+  REQUIRE(dl_sum);
+  int n = atoi(argv[2]);
+  copystack_waitgroup_add(&wg, 2);
+  copystack_go(sleeper, 0);
+  copystack_go(grower, dl_sum);
+  int ok = 0;
+  for (int i = 0; i < n; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      alarm(5);
+      int acc = 0;
+      _exit(lib_depth_sum(100, &acc) == 100 ? 3 : 4);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ok += WIFEXITED(status) && WEXITSTATUS(status) == 3;
+  }
+  printf("%d of %d children ran the library and exited\n", ok, n);
+  printf("system: %d\n", system("exit 5") >> 8);
+  FILE *p = popen("echo from popen", "r");
+  char line[64] = "";
+  REQUIRE(p && fgets(line, sizeof line, p));
+  printf("popen: %s", line);
+  printf("pclose: %d\n", pclose(p));
+  pid_t pid;
+  char *args[] = {"sh", "-c", "exit 6", 0};
+  REQUIRE(posix_spawn(&pid, "/bin/sh", 0, 0, args, environ) == 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  printf("posix_spawn: %d\n", WEXITSTATUS(status));
+  stop = 1;
+  copystack_waitgroup_wait(&wg);
+  return 0;
+}
+// CHECK: [[#N]] of [[#N]] children ran the library and exited
+// CHECK-NEXT: system: 5
+// CHECK-NEXT: popen: from popen
+// CHECK-NEXT: pclose: 0
+// CHECK-NEXT: posix_spawn: 6
