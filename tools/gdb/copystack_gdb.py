@@ -20,9 +20,13 @@ from gdb.FrameDecorator import FrameDecorator
 
 _DEBUG_INFO_VERSION = 2
 _STATES = {1: "suspended", 2: "running", 3: "moving"}
-# SwitchFrame: r15 r14 r13 r12 rbx rbp, then the return address.
+# SwitchFrame: 16 bytes of thread state (MXCSR, x87 control word, errno),
+# r15 r14 r13 r12 rbx rbp, then the return address.
 _SWITCH_REGS = ("r15", "r14", "r13", "r12", "rbx", "rbp")
-_SWITCH_BYTES = 56
+_SWITCH_STATE = 16
+_SWITCH_RBP = _SWITCH_STATE + 40
+_SWITCH_RET = _SWITCH_STATE + 48
+_SWITCH_BYTES = _SWITCH_STATE + 56
 
 
 def _read(addr, size):
@@ -117,7 +121,7 @@ def _describe(layout, task, running):
             where = "parked on %#x" % _u64(task + layout.task_wait_obj)
         else:
             where = "runnable or sleeping"
-        ret = _u64(_u64(task + layout.task_sp) + 48)
+        ret = _u64(_u64(task + layout.task_sp) + _SWITCH_RET)
         where += ", in " + _symbol(ret)
     else:
         where = ""
@@ -555,7 +559,8 @@ running task's by its thread."""
         end = int(gdb.parse_and_eval(
             "(unsigned long)&__copystack_task_return"))
         tables = _UnwindTables()
-        pcs = _walk(tables, _u64(sp + 48), lo + _SWITCH_BYTES, _u64(sp + 40),
+        pcs = _walk(tables, _u64(sp + _SWITCH_RET), lo + _SWITCH_BYTES,
+                    _u64(sp + _SWITCH_RBP),
                     lo, hi, shift, end)
         for n, pc in enumerate(pcs):
             gdb.write("#%-3d %#018x in %s\n" % (n, pc, _symbol(pc)))
@@ -570,7 +575,7 @@ running task's by its thread."""
             CopystackTask._backtrace_compacted(layout, task)
             return
         sp = _u64(task + layout.task_sp)
-        frame = [_u64(sp + 8 * i) for i in range(7)]
+        frame = [_u64(sp + _SWITCH_STATE + 8 * i) for i in range(7)]
         gdb.execute("frame 0", to_string=True)
         saved = {r: int(gdb.parse_and_eval("$" + r))
                  for r in _SWITCH_REGS + ("rsp", "rip")}

@@ -56,6 +56,9 @@ WalkStart walk_from_switch(SwitchFrame *f) {
   ws.ra_slot = &f->ret;
   ws.known_lo = reinterpret_cast<uintptr_t>(f);
   ws.known_hi = reinterpret_cast<uintptr_t>(f + 1);
+  // The saved thread state is not an address, whatever its bits.
+  ws.integers_lo = reinterpret_cast<uintptr_t>(&f->mxcsr);
+  ws.integers_hi = reinterpret_cast<uintptr_t>(&f->r15);
   return ws;
 }
 

@@ -65,9 +65,22 @@ static_assert(MS_BLOCK_BYTES == COPYSTACK_MORESTACK_BLOCK, "abi.h");
 // The frame __copystack_switch leaves on a stack it switches away from
 // (asm_offsets.h SWITCH_*), from the saved %rsp up.
 struct SwitchFrame {
+  // The thread state that belongs to whoever switched out (a task, or the
+  // worker's scheduler), put back when it is switched in again: MXCSR and
+  // the x87 control word (callee-saved in the System V ABI, and a switch is
+  // a call), the x87 exception flags, and errno (docs/tasks.md, "What belongs to a task").
+  uint32_t mxcsr;
+  uint16_t fpucw, fpusw; // x87 control word; status word (its flags)
+  int32_t err;
+  uint32_t unused32;
   uintptr_t r15, r14, r13, r12, rbx, rbp;
   uintptr_t ret; // where the task resumes
 };
+
+static_assert(offsetof(SwitchFrame, mxcsr) == SWITCH_MXCSR, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, fpucw) == SWITCH_FPUCW, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, fpusw) == SWITCH_FPUSW, "asm_offsets.h");
+static_assert(offsetof(SwitchFrame, err) == SWITCH_ERRNO, "asm_offsets.h");
 
 static_assert(offsetof(SwitchFrame, r15) == SWITCH_R15, "asm_offsets.h");
 static_assert(offsetof(SwitchFrame, r14) == SWITCH_R14, "asm_offsets.h");

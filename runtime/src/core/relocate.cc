@@ -342,6 +342,8 @@ void Relocator::run(const WalkStart &s) {
              : reinterpret_cast<uintptr_t>(s.ra_slot) + 8);
   if (s.known_hi > s.known_lo)
     known(s.known_lo, s.known_hi - s.known_lo);
+  if (s.integers_hi > s.integers_lo)
+    restore_span(s.integers_lo, s.integers_hi);
 
   // 1. Registers, in the block the runtime pushed (the copy range-checked
   // it). Argument registers are precise when the asking function's map

@@ -56,6 +56,9 @@ struct WalkStart {
   uintptr_t *ra_slot = nullptr;
   // Words the runtime itself pushed (register block, switch frame).
   uintptr_t known_lo = 0, known_hi = 0;
+  // Of those, words that hold integers (the switch frame's thread state):
+  // put back whatever the copy's range check did to them.
+  uintptr_t integers_lo = 0, integers_hi = 0;
 };
 
 class FrameLookup {

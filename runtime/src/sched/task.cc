@@ -3,6 +3,7 @@
 #include "platform/split_stack_notes.h"
 #include "platform/thread_heap.h"
 #include "sched/task.h"
+#include "core/copy.h"
 #include "sched/collect.h"
 #include "sched/learn.h"
 #include "platform/config.h"
@@ -201,6 +202,18 @@ Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
   frame[SWITCH_RBX / 8] = a2;
   frame[SWITCH_RBP / 8] = 0;
   frame[SWITCH_RET / 8] = reinterpret_cast<uintptr_t>(&__copystack_task_start);
+  // A new task starts with errno 0 and the floating-point environment of
+  // the code that spawned it, as a new thread does (POSIX).
+  auto *state = reinterpret_cast<SwitchFrame *>(frame);
+  state->mxcsr = __builtin_ia32_stmxcsr();
+  uint16_t cw;
+  __asm__ volatile("fnstcw %0" : "=m"(cw));
+  state->fpucw = cw;
+  uint16_t sw;
+  __asm__ volatile("fnstsw %0" : "=m"(sw));
+  state->fpusw = sw;
+  state->err = 0;
+  state->unused32 = 0;
   t->sp = reinterpret_cast<uintptr_t>(frame);
   // Nothing below the first frame was written: in verify mode a stack is
   // fresh zero pages (copy.cc move_frames).

@@ -33,14 +33,18 @@
 
 /* The switch frame __copystack_switch leaves on a suspended stack, from the
  * saved %rsp up: r15 r14 r13 r12 rbx rbp, then the return address. */
-#define SWITCH_R15 0
-#define SWITCH_R14 8
-#define SWITCH_R13 16
-#define SWITCH_R12 24
-#define SWITCH_RBX 32
-#define SWITCH_RBP 40
-#define SWITCH_RET 48
-#define SWITCH_FRAME_BYTES 56
+#define SWITCH_MXCSR 0
+#define SWITCH_FPUCW 4
+#define SWITCH_FPUSW 6
+#define SWITCH_ERRNO 8
+#define SWITCH_R15 16
+#define SWITCH_R14 24
+#define SWITCH_R13 32
+#define SWITCH_R12 40
+#define SWITCH_RBX 48
+#define SWITCH_RBP 56
+#define SWITCH_RET 64
+#define SWITCH_FRAME_BYTES 72
 
 /* The register block __morestack pushes on the task stack, from its lowest
  * address: xmm0-7, then the general registers in the reverse order of their

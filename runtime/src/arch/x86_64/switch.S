@@ -7,7 +7,14 @@
  *       new_sp with the limit (%fs:COPYSTACK_TCB_LIMIT) = new_limit. The frame it leaves on the saved
  *       stack, from the saved %rsp up (asm_offsets.h SWITCH_*):
  *
- *           +0 r15  +8 r14  +16 r13  +24 r12  +32 rbx  +40 rbp  +48 return
+ *           +0 MXCSR  +4 x87 control word  +6 x87 status word  +8 errno
+ *           (16 bytes)
+ *           +16 r15  +24 r14  +32 r13  +40 r12  +48 rbx  +56 rbp  +64 return
+ *
+ *       The first 16 bytes are the thread state of the side that switched
+ *       out, put back when it is switched in: each task keeps its own
+ *       floating-point control (rounding, exception masks, flags) and
+ *       errno across parks and migrations, and so does the scheduler.
  *
  *   __copystack_task_start
  *       The first code of every task, entered through a switch frame that
@@ -38,7 +45,7 @@
  *       task's context in a switch frame there and switches to the worker's
  *       own stack, where the scheduler runs then(arg) once the context is
  *       saved. Returns when the task runs again (maybe on another thread).
- *       Uses 56 bytes of the task stack. Called anywhere else (a foreign
+ *       Uses 120 bytes of the task stack. Called anywhere else (a foreign
  *       call, a thread's own stack), it stops the program with a message.
  *
  *   void __copystack_preempt(void);
@@ -146,16 +153,67 @@ __copystack_switch:
 	.cfi_adjust_cfa_offset 8
 	pushq	%r15
 	.cfi_adjust_cfa_offset 8
-	movq	%rsp, (%rdi)
-	movq	%rsi, %rsp
-	movq	%rdx, TCB_LIMIT
+	/* The thread state of the side switching out (asm_offsets.h
+	 * SWITCH_MXCSR...): its floating-point control and errno. */
+	subq	$16, %rsp
+	.cfi_adjust_cfa_offset 16
+	stmxcsr	SWITCH_MXCSR(%rsp)
+	fnstcw	SWITCH_FPUCW(%rsp)
+	fnstsw	SWITCH_FPUSW(%rsp)
+	movq	%rdi, %r12
+	movq	%rsi, %r13
+	movq	%rdx, %r14
+	subq	$8, %rsp
+	.cfi_adjust_cfa_offset 8
+	call	__errno_location@PLT
+	addq	$8, %rsp
+	.cfi_adjust_cfa_offset -8
+	movl	(%rax), %ecx
+	movl	%ecx, SWITCH_ERRNO(%rsp)
+	movq	%rsp, (%r12)
+	movq	%r13, %rsp
+	movq	%r14, TCB_LIMIT
+	/* The side switching in gets its own back (%rax: this thread's errno,
+	 * the same on both sides). fldcw only when it differs: it is slow. */
+	ldmxcsr	SWITCH_MXCSR(%rsp)
+	movzwl	SWITCH_FPUCW(%rsp), %ecx
+	subq	$8, %rsp
+	fnstcw	(%rsp)
+	fnstsw	2(%rsp)
+	movzwl	(%rsp), %edx
+	cmpl	%ecx, %edx
+	je	1f
+	fldcw	8+SWITCH_FPUCW(%rsp)
+1:	/* The x87 exception flags, which only fldenv can set: only when they
+	 * differ (code that uses no x87 arithmetic never gets here). */
+	movzwl	2(%rsp), %edx
+	movzwl	8+SWITCH_FPUSW(%rsp), %ecx
+	xorl	%ecx, %edx
+	addq	$8, %rsp
+	testl	$0x3f, %edx
+	jz	2f
+	subq	$32, %rsp
+	fnstenv	(%rsp)
+	movzwl	4(%rsp), %edx
+	andl	$0x7f40, %edx		/* all but the flags, ES and B */
+	andl	$0x3f, %ecx
+	orl	%ecx, %edx
+	testl	$0x3f, %ecx
+	jz	3f
+	orl	$0x8080, %edx		/* ES and B follow the flags */
+3:	movw	%dx, 4(%rsp)
+	fldenv	(%rsp)
+	addq	$32, %rsp
+2:	movl	SWITCH_ERRNO(%rsp), %ecx
+	movl	%ecx, (%rax)
+	addq	$16, %rsp
 	popq	%r15
 	popq	%r14
 	popq	%r13
 	popq	%r12
 	popq	%rbx
 	popq	%rbp
-	.cfi_adjust_cfa_offset -48
+	.cfi_adjust_cfa_offset -64
 	ret
 	.cfi_endproc
 	.size	__copystack_switch, .-__copystack_switch
