@@ -14,6 +14,12 @@
 //                             COPYSTACK_COMPACT=0); prints RSS per task
 //                             parked and after the collections, then closes
 //                             the channel and prints ns per task woken
+//   tasks_bench wakeup KIND B N
+//                             B tasks spin without parking; one task waits
+//                             N times for 10 ms (KIND sleep: a sleep;
+//                             pipe: a read of a pipe another task writes
+//                             after its own 10 ms sleep); prints how late
+//                             it ran after each wake-up: mean, p99, max us
 //
 // main runs as a task (copystack-c++ links it so), like Go's main
 // goroutine. Memory: stack from copystack_stats; heap and what the C heap
@@ -25,6 +31,9 @@
 #include "bench_common.hpp"
 
 #include <chrono>
+#include <vector>
+#include <atomic>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +174,65 @@ int idle(long n) {
   return 0;
 }
 
+// How late a woken task runs while busy tasks keep every worker: for a
+// sleep, past its deadline; for a pipe, past the write that woke it.
+int wakeup(const char *kind, long busy, long n) {
+  std::atomic<bool> stop{false};
+  copystack::WaitGroup spinners;
+  spinners.add(busy);
+  for (long i = 0; i < busy; ++i)
+    copystack::go([&stop, &spinners] {
+      volatile uint64_t x = 0;
+      while (!stop.load(std::memory_order_relaxed))
+        x = x + 1;
+      spinners.done();
+    });
+  constexpr uint64_t kWait = 10 * 1000 * 1000;
+  std::vector<double> late;
+  bool pipe_kind = !strcmp(kind, "pipe");
+  int fds[2] = {-1, -1};
+  copystack::WaitGroup writer;
+  if (pipe_kind) {
+    if (pipe(fds) != 0)
+      return 1;
+    writer.add(1);
+    copystack::go([fds, n, &writer] {
+      for (long i = 0; i < n; ++i) {
+        copystack_sleep_ns(kWait);
+        uint64_t sent = copystack_now_ns();
+        if (write(fds[1], &sent, sizeof sent) != sizeof sent)
+          break;
+      }
+      writer.done();
+    });
+  }
+  for (long i = 0; i < n; ++i) {
+    if (pipe_kind) {
+      uint64_t sent;
+      if (read(fds[0], &sent, sizeof sent) != sizeof sent)
+        return 1;
+      late.push_back((copystack_now_ns() - sent) / 1e3);
+    } else {
+      uint64_t t0 = copystack_now_ns();
+      copystack_sleep_ns(kWait);
+      late.push_back((copystack_now_ns() - t0 - kWait) / 1e3);
+    }
+  }
+  stop = true;
+  spinners.wait();
+  if (pipe_kind)
+    writer.wait();
+  std::sort(late.begin(), late.end());
+  double sum = 0;
+  for (double v : late)
+    sum += v;
+  printf("n=%ld mean_us=%.0f p99_us=%.0f max_us=%.0f\n", n, sum / n,
+         late[(late.size() * 99) / 100 < late.size() ? (late.size() * 99) / 100
+                                                    : late.size() - 1],
+         late.back());
+  return 0;
+}
+
 int pingpong(long n) {
   copystack::Chan<long> ping(0), pong(0);
   copystack::go([ping, pong]() mutable {
@@ -208,6 +276,8 @@ int spawnjoin(long n) {
 int main(int argc, char **argv) {
   if (argc >= 4 && !strcmp(argv[1], "park"))
     return park(argv[2], atol(argv[3]));
+  if (argc >= 5 && !strcmp(argv[1], "wakeup"))
+    return wakeup(argv[2], atol(argv[3]), atol(argv[4]));
   if (argc >= 3 && !strcmp(argv[1], "pingpong"))
     return pingpong(atol(argv[2]));
   if (argc >= 3 && !strcmp(argv[1], "spawnjoin"))

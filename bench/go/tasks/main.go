@@ -7,6 +7,10 @@
 //	tasks idle N        N goroutines block on a channel; two GCs and
 //	                    debug.FreeOSMemory; RSS per goroutine parked and
 //	                    after, then ns per goroutine woken by a close
+//	tasks wakeup KIND B N  B goroutines spin; one waits N times for 10 ms
+//	                    (sleep, or pipe: a read of a pipe another
+//	                    goroutine writes after a 10 ms sleep); how late
+//	                    it ran: mean, p99, max us
 //
 // Memory per goroutine from runtime.MemStats deltas around the spawning
 // (StackInuse, HeapInuse, Sys, after a GC on both sides, as in the seed
@@ -14,12 +18,16 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -169,7 +177,76 @@ func idle(n int) {
 		float64(collect.Nanoseconds())/1e6, float64(wake.Nanoseconds())/f)
 }
 
+func wakeup(kind string, busy, n int) {
+	var stop atomic.Bool
+	var spinners sync.WaitGroup
+	spinners.Add(busy)
+	for i := 0; i < busy; i++ {
+		go func() {
+			x := uint64(0)
+			for !stop.Load() {
+				x++
+			}
+			spinners.Done()
+		}()
+	}
+	const wait = 10 * time.Millisecond
+	late := make([]float64, 0, n)
+	var r, w *os.File
+	var writer sync.WaitGroup
+	if kind == "pipe" {
+		var err error
+		if r, w, err = os.Pipe(); err != nil {
+			os.Exit(1)
+		}
+		writer.Add(1)
+		go func() {
+			var b [8]byte
+			for i := 0; i < n; i++ {
+				time.Sleep(wait)
+				binary.LittleEndian.PutUint64(b[:], uint64(time.Now().UnixNano()))
+				w.Write(b[:])
+			}
+			writer.Done()
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if kind == "pipe" {
+			var b [8]byte
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				os.Exit(1)
+			}
+			sent := int64(binary.LittleEndian.Uint64(b[:]))
+			late = append(late, float64(time.Now().UnixNano()-sent)/1e3)
+		} else {
+			t0 := time.Now()
+			time.Sleep(wait)
+			late = append(late, float64(time.Since(t0)-wait)/1e3)
+		}
+	}
+	stop.Store(true)
+	spinners.Wait()
+	writer.Wait()
+	sort.Float64s(late)
+	sum := 0.0
+	for _, v := range late {
+		sum += v
+	}
+	p99 := len(late) * 99 / 100
+	if p99 >= len(late) {
+		p99 = len(late) - 1
+	}
+	fmt.Printf("n=%d mean_us=%.0f p99_us=%.0f max_us=%.0f\n", n,
+		sum/float64(n), late[p99], late[len(late)-1])
+}
+
 func main() {
+	if len(os.Args) >= 5 && os.Args[1] == "wakeup" {
+		b, _ := strconv.Atoi(os.Args[3])
+		n, _ := strconv.Atoi(os.Args[4])
+		wakeup(os.Args[2], b, n)
+		return
+	}
 	if len(os.Args) >= 4 && os.Args[1] == "park" {
 		n, _ := strconv.Atoi(os.Args[3])
 		park(os.Args[2], n)

@@ -70,7 +70,7 @@ void preempt_watch(int slot, Thread *th, uint64_t now) {
 Task *preempted_take(bool any) {
   Preempted &p = t_preempted;
   Task *t = p.head;
-  if (!t || (!any && static_cast<int64_t>(global_queue_takes() -
+  if (!t || (!any && static_cast<int64_t>(shared_queue_takes() -
                                           t->preempt_ticket) < 0))
     return nullptr;
   p.head = t->next;
@@ -96,7 +96,7 @@ void __copystack_preempt_then(void *) {
   }
   Preempted &p = t_preempted;
   t->next = nullptr;
-  t->preempt_ticket = global_queue_puts();
+  t->preempt_ticket = shared_queue_puts();
   if (p.tail)
     p.tail->next = t;
   else

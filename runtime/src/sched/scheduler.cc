@@ -365,6 +365,13 @@ Task *look(Worker *w, bool take_runnext) {
       return t;
   if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
     return t;
+  // A task a timer, the poller or another thread woke runs before this
+  // worker's queue and the tasks it preempted, as a goroutine a timer wakes
+  // goes to its P's runnext: within a time slice of its wake-up, however
+  // many tasks are busy (it waited behind every busy one: 37 ms for a
+  // 10 ms sleep beside four busy tasks on one worker, Go 10 ms).
+  if (Task *t = g_sched.woken.get(w, 1))
+    return t;
   if (Task *t = runq_get(w))
     return t;
   if (Task *t = preempted_take(false))
@@ -755,11 +762,13 @@ uint64_t live_tasks() {
 
 Task *parking_task() { return __copystack_thread.task; }
 
-uint64_t global_queue_puts() {
-  return g_sched.global.puts.load(std::memory_order_relaxed);
+uint64_t shared_queue_puts() {
+  return g_sched.global.puts.load(std::memory_order_relaxed) +
+         g_sched.woken.puts.load(std::memory_order_relaxed);
 }
-uint64_t global_queue_takes() {
-  return g_sched.global.takes.load(std::memory_order_relaxed);
+uint64_t shared_queue_takes() {
+  return g_sched.global.takes.load(std::memory_order_relaxed) +
+         g_sched.woken.takes.load(std::memory_order_relaxed);
 }
 
 // The worker whose queues a task made runnable here goes to: this thread's,

@@ -66,10 +66,12 @@ void spawn(Task *t);
 // Live tasks (Go's NumGoroutine).
 uint64_t live_tasks();
 
-// Tasks ever put in the global queue, and taken from it: a preempted task
-// waits for the ones queued before it (preempt.h).
-uint64_t global_queue_puts();
-uint64_t global_queue_takes();
+// Tasks ever put in the shared queues (the global queue and the woken
+// one), and taken from them: a preempted task waits for the ones queued
+// before it (preempt.h), those a timer, the poller or another thread woke
+// included.
+uint64_t shared_queue_puts();
+uint64_t shared_queue_takes();
 
 // fork(): the shared queues' locks, before it and after it; in the child,
 // the forking thread is the only one left: new threads take the other

@@ -65,7 +65,7 @@ struct Task {
   uintptr_t sp = 0;      // saved %rsp while suspended (a switch frame)
   union {
     uintptr_t result = 0;   // the entry function's return value, once done
-    // While preempted: the global queue's put count when it stopped; it
+    // While preempted: the shared queues' put count when it stopped; it
     // runs again once the tasks queued before it have been taken (preempt.h).
     uint64_t preempt_ticket;
   };
