@@ -5,6 +5,7 @@
 #include "platform/fatal.h"
 
 #include <atomic>
+#include <cstring>
 #include <type_traits>
 
 namespace copystack_rt {
@@ -187,10 +188,16 @@ uint64_t Relocator::put_back(uintptr_t *__restrict to,
 }
 
 void Relocator::mark_known(uintptr_t addr, size_t bytes) {
-  uintptr_t lo = addr & ~uintptr_t(7);
-  for (uintptr_t a = lo; a < addr + bytes; a += 8)
-    if (a >= used_lo_ && a < new_.hi)
-      seen_[(a - used_lo_) / 8] = 1;
+  // The words of [addr, addr + bytes) inside [used_lo_, new_.hi): one
+  // memset (word by word with a test each, it was a tenth of stress +
+  // verify mode's time on lz4).
+  uintptr_t lo = addr & ~uintptr_t(7), end = addr + bytes;
+  if (lo < used_lo_)
+    lo = used_lo_;
+  if (end > new_.hi)
+    end = new_.hi;
+  if (lo < end)
+    memset(&seen_[(lo - used_lo_) / 8], 1, (end - lo + 7) / 8);
 }
 
 namespace {

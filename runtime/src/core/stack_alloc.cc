@@ -541,7 +541,19 @@ void check_poison(uintptr_t lo, size_t size, const char *when) {
   constexpr uint64_t kWord = 0x0101010101010101ull * kPoison;
   const auto *w = reinterpret_cast<const uint64_t *>(lo);
   size_t n = size / 8, first = n;
-  for (size_t i = 0; i < n; ++i)
+  // A block at a time without a branch per word, so that it vectorizes:
+  // stress + verify checks a whole stack at every reuse (a search that
+  // stopped at the first difference was half of lz4's time there).
+  constexpr size_t kBlock = 64;
+  size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    uint64_t diff = 0;
+    for (size_t k = 0; k < kBlock; ++k)
+      diff |= w[i + k] ^ kWord;
+    if (diff)
+      break;
+  }
+  for (; i < n; ++i)
     if (w[i] != kWord) {
       first = i;
       break;

@@ -155,16 +155,20 @@ const Knob kKnobs[] = {
        snprintf(b, n, "%llu",
                 static_cast<unsigned long long>(c.verify_arena_gib));
      }},
-    {"COPYSTACK_VERIFY_REUSE", "0", "a number of stacks from 0 to 1024",
+    {"COPYSTACK_VERIFY_REUSE", "0 (16 with COPYSTACK_STRESS)",
+     "a number of stacks from 0 to 1024",
      "verify mode: 0 fences every stack a task leaves at a fresh address; "
      "N poisons each one up to 1 MiB instead, and reuses its address "
      "after N later ones of its size and placement, when its poison is "
-     "intact (fast where page-table updates are slow)",
+     "intact (fast where page-table updates are slow: stress mode moves a "
+     "stack at every call, and fenced it ran lz4's tests hundreds of "
+     "times slower than without verify)",
      [](Config &c, const char *v) {
        uint64_t n;
        if (!parse_count(v, &n) || n > 1024)
          return false;
        c.verify_reuse = static_cast<unsigned>(n);
+       c.verify_reuse_set = true;
        return true;
      },
      [](const Config &c, char *b, size_t n) {
@@ -406,6 +410,8 @@ void apply_environment(Config &c) {
              "lists them)",
              name);
   }
+  if (c.stress && !c.verify_reuse_set)
+    c.verify_reuse = 16;
   set_traceback_level(c.traceback);
   if (help) {
     print_table(c, 1);

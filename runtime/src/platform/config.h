@@ -66,6 +66,7 @@ struct Config {
   // 0: every released stack is fenced; N: verify mode's reuse ring
   // (core/stack_alloc.cc).
   unsigned verify_reuse = 0;
+  bool verify_reuse_set = false; // else 16 under stress, 0 otherwise
   Traceback traceback = kTracebackAll;
   // A path to llvm-symbolizer, or empty: look for one; "0": none.
   const char *symbolizer = "";

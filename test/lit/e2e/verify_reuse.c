@@ -9,17 +9,21 @@
 // REQUIRES: normal
 // RUN: %cc %s -o %t
 // RUN: env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=4 %t count | FileCheck %s --check-prefix=REUSE
-// RUN: env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 %t count | FileCheck %s --check-prefix=FENCE
+// RUN: env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=0 %t count | FileCheck %s --check-prefix=FENCE
 // RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=4 %t write > %t.write 2>&1
 // RUN: FileCheck %s --check-prefix=WRITE < %t.write
 // RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=4 %t read > %t.read 2>&1
 // RUN: FileCheck %s --check-prefix=READ < %t.read
 // Without reuse the same stale read faults on the fenced stack:
-// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 %t read > %t.fenced 2>&1
+// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=0 %t read > %t.fenced 2>&1
 // RUN: FileCheck %s --check-prefix=FENCED < %t.fenced
 // The queues hold at most 256 MiB: 300 tasks that each grow to 1 MiB and
 // leave 2 MiB of stacks behind stay far below 600 MiB resident (with no
 // collection to fence the queues meanwhile; without the cap, 617 MB).
+// Stress mode reuses after 16 unless told otherwise; verify alone fences:
+// RUN: env COPYSTACK_STRESS=1 COPYSTACK_VERIFY=1 COPYSTACK_HELP=1 %t | FileCheck %s --check-prefix=STRESS16
+// RUN: env COPYSTACK_STRESS=1 COPYSTACK_VERIFY=1 COPYSTACK_VERIFY_REUSE=0 COPYSTACK_HELP=1 %t | FileCheck %s --check-prefix=NOREUSE
+// RUN: env COPYSTACK_VERIFY=1 COPYSTACK_HELP=1 %t | FileCheck %s --check-prefix=NOREUSE
 // RUN: env COPYSTACK_VERIFY=1 COPYSTACK_VERIFY_REUSE=1024 COPYSTACK_COLLECT_MS=0 %t cap | FileCheck %s --check-prefix=CAP
 // RUN: %exits 2 env COPYSTACK_VERIFY_REUSE=1025 %t count 2>&1 | FileCheck %s --check-prefix=BAD
 #include "Inputs/check.h"
@@ -145,3 +149,5 @@ int main(int argc, char **argv) {
   printf("not caught: %d\n", *q + s);
   return 0;
 }
+// STRESS16: COPYSTACK_VERIFY_REUSE=16{{$}}
+// NOREUSE: COPYSTACK_VERIFY_REUSE=0{{$}}
