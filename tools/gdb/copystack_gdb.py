@@ -185,26 +185,22 @@ class _Bytes:
         self.i += size
         return v
 
-    def uleb(self):
+    def _leb(self):
+        """A LEB128 value's bits, and the last byte and the bits' count."""
         v = shift = 0
         while True:
             b = self.u8()
             v |= (b & 0x7f) << shift
             shift += 7
             if not b & 0x80:
-                return v
+                return v, b, shift
+
+    def uleb(self):
+        return self._leb()[0]
 
     def sleb(self):
-        v = shift = 0
-        while True:
-            b = self.u8()
-            v |= (b & 0x7f) << shift
-            shift += 7
-            if not b & 0x80:
-                break
-        if b & 0x40:
-            v -= 1 << shift
-        return v
+        v, b, shift = self._leb()
+        return v - (1 << shift) if b & 0x40 else v
 
     def encoded(self, enc, datarel=0):
         """A DW_EH_PE-encoded value, or None (omitted or unsupported)."""
