@@ -4,10 +4,11 @@
 // address and the caller's %rbp (the %rbp chain alone would skip from the
 // leaf to its caller's caller). Here verify mode's fault on a pointer the
 // relocation missed, read in the leaf; in stress mode every call moves the
-// stack, so the address of a local taken as bits is stale at once.
+// stack, so the address of a local taken as bits is stale at once (fenced:
+// COPYSTACK_VERIFY_REUSE=0, since stress mode would otherwise reuse it).
 // REQUIRES: normal
 // RUN: %cc %s -o %t
-// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 %t > %t.out 2>&1
+// RUN: %exits 2 env COPYSTACK_VERIFY=1 COPYSTACK_STRESS=1 COPYSTACK_VERIFY_REUSE=0 %t > %t.out 2>&1
 // RUN: FileCheck %s < %t.out
 #include "Inputs/check.h"
 
