@@ -67,6 +67,19 @@ void preempt_watch(int slot, Thread *th, uint64_t now) {
                               false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
+void preempt_now(Thread *th) {
+  if (!config().preempt)
+    return;
+  uint64_t seq = __atomic_load_n(&th->run_seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&th->preempt_seq, seq, __ATOMIC_RELAXED);
+  uintptr_t *limit = limit_slot(th);
+  uintptr_t v = __atomic_load_n(limit, __ATOMIC_RELAXED);
+  if (v == 0 || v == COPYSTACK_PREEMPT_LIMIT)
+    return; // in a foreign call, the runtime or the scheduler, or asked
+  __atomic_compare_exchange_n(limit, &v, uintptr_t(COPYSTACK_PREEMPT_LIMIT),
+                              false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 Task *preempted_take(bool any) {
   Preempted &p = t_preempted;
   Task *t = p.head;
