@@ -67,17 +67,23 @@ void preempt_watch(int slot, Thread *th, uint64_t now) {
                               false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
-void preempt_now(Thread *th) {
+bool preempt_now(Thread *th) {
   if (!config().preempt)
-    return;
+    return true; // nothing to ask anywhere
+  // preempt_seq first, as the monitor does (preempt_watch): a request
+  // that lands between __copystack_no_room's test and its store is not
+  // lost, since __copystack_grow reads it.
   uint64_t seq = __atomic_load_n(&th->run_seq, __ATOMIC_RELAXED);
   __atomic_store_n(&th->preempt_seq, seq, __ATOMIC_RELAXED);
   uintptr_t *limit = limit_slot(th);
   uintptr_t v = __atomic_load_n(limit, __ATOMIC_RELAXED);
-  if (v == 0 || v == COPYSTACK_PREEMPT_LIMIT)
-    return; // in a foreign call, the runtime or the scheduler, or asked
+  if (v == 0)
+    return false; // in a foreign call, the runtime or the scheduler
+  if (v == COPYSTACK_PREEMPT_LIMIT)
+    return true; // asked already
   __atomic_compare_exchange_n(limit, &v, uintptr_t(COPYSTACK_PREEMPT_LIMIT),
                               false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+  return true;
 }
 
 Task *preempted_take(bool any) {

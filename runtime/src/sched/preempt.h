@@ -48,8 +48,9 @@ void preempt_watch(int slot, Thread *th, uint64_t now);
 
 // Asks the task th runs now to yield at its next check or poll, whatever
 // its time: a task a timer or the poller woke found every worker busy
-// (scheduler.cc ready()), and runs as soon as one yields.
-void preempt_now(Thread *th);
+// (scheduler.cc ready()), and runs as soon as one yields. False if th runs
+// no task it could ask (in its scheduler, the runtime or a foreign call).
+bool preempt_now(Thread *th);
 
 // The next task preempted on the calling thread (first in, first out), or
 // null: only once the shared queues have handed out the tasks they held

@@ -358,10 +358,8 @@ void wake_for_woken() {
   for (int i = 0; i < n; ++i) {
     Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
     Thread *th = w->thread.load(std::memory_order_acquire);
-    if (th && __atomic_load_n(&th->task, __ATOMIC_RELAXED)) {
-      preempt_now(th);
+    if (th && preempt_now(th))
       return;
-    }
   }
 }
 
