@@ -20,9 +20,11 @@
 //
 // The scheduler polls when a worker runs out of work (netpoll_inject, Go's
 // findrunnable), lets one idle worker sleep in epoll_wait instead of on its
-// futex (netpoll_sleep, woken by netpoll_wake), and the monitor polls when
-// nobody has for 10 ms (netpoll_monitor, Go's sysmon). A program whose tasks
-// all wait on descriptors uses no CPU and no thread beyond its workers.
+// futex (netpoll_sleep, woken by netpoll_wake, and woken first when a task
+// becomes runnable, so that the worker that then runs tasks also polls
+// between them), and the monitor polls when nobody has for 1 ms while
+// tasks wait (netpoll_monitor, Go's sysmon). A program whose tasks all
+// wait on descriptors uses no CPU and no thread beyond its workers.
 #ifndef COPYSTACK_NETPOLL_H
 #define COPYSTACK_NETPOLL_H
 
@@ -49,8 +51,11 @@ bool netpoll_inject();
 bool netpoll_sleep(std::atomic<int> *sleep_word);
 
 // A waker has set this idle worker's word to 0: if the worker sleeps in
-// epoll_wait, interrupt it.
-void netpoll_wake(std::atomic<int> *sleep_word);
+// epoll_wait, interrupts it and returns true.
+bool netpoll_wake(std::atomic<int> *sleep_word);
+
+// The futex word of the idle worker sleeping in epoll_wait, if any.
+std::atomic<int> *netpoll_sleeper();
 
 // The monitor's tick (Go's sysmon): polls if nobody has for 10 ms, and
 // delivers handled signals to waiting tasks.

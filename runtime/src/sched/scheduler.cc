@@ -1,6 +1,7 @@
 // scheduler.cc: the M:N scheduler (scheduler.h).
 #include "platform/split_stack_notes.h"
 #include "sched/scheduler.h"
+#include "sched/timer.h"
 #include "platform/signals.h"
 #include "core/copy.h"
 #include "core/shrink.h"
@@ -335,11 +336,25 @@ bool wake_one(bool own_queue = false) {
     return true;
   if (g_sched.nidle.load() == 0)
     return false;
+  // The worker asleep in epoll_wait first: awake, it polls without
+  // blocking between tasks, and takes the tasks a descriptor readies on
+  // its own thread. Another one woken instead leaves those to a wake-up
+  // from one thread to another through the kernel (a pipe's reader ran
+  // 60 us after a write with two idle workers, Go 13: Go's poller and
+  // timers belong to the thread that sleeps in epoll_wait).
+  if (std::atomic<int> *word = netpoll_sleeper())
+    if (word->exchange(0) == 1) {
+      if (!netpoll_wake(word)) // it left epoll_wait since, to sleep again
+        futex(word, FUTEX_WAKE_PRIVATE, 1);
+      return true;
+    }
   for (int i = 0; i < g_sched.nworkers; ++i) {
     Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
     if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
-      futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
-      netpoll_wake(&w->sleep_word);
+      // One asleep in epoll_wait is not on its futex: nor will it wait
+      // there once interrupted, its word being 0.
+      if (!netpoll_wake(&w->sleep_word))
+        futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
       return true;
     }
   }
@@ -361,6 +376,22 @@ void wake_for_woken() {
     if (th && preempt_now(th))
       return;
   }
+}
+
+// The monitor's second chance for woken tasks (monitor thread only). A
+// wake's request to yield can find the busy worker between two tasks (in
+// look() or execute(), its limit 0): the request is lost and the task it
+// then runs keeps the worker for a whole slice, with a woken task waiting
+// (a 10 ms sleep beside four busy tasks on one worker: p99 11 ms late).
+// A woken task still queued after a whole tick with no take from the
+// queue asks again.
+void woken_backstop() {
+  static uint64_t seen_takes = ~uint64_t(0);
+  uint64_t takes = g_sched.woken.takes.load(std::memory_order_relaxed);
+  bool waited = g_sched.woken.len.load() > 0 && takes == seen_takes;
+  seen_takes = takes;
+  if (waited)
+    wake_for_woken();
 }
 
 // One look at every source of work, in Go's order.
@@ -474,6 +505,7 @@ Task *find_work(Worker *w) {
       continue;
     }
     check_deadlock(); // this may have been the last worker with work
+    timers_flush();
     if (!netpoll_sleep(&w->sleep_word))
       while (w->sleep_word.load() == 1)
         futex(&w->sleep_word, FUTEX_WAIT_PRIVATE, 1);
@@ -528,6 +560,7 @@ bool execute(Task *t) {
   // Suspended before then() runs: once it has, whoever readies the task may
   // run it, and the collector may move its stack.
   end_running(t);
+  timers_flush(); // what the task before registered; fn's wait for later
   fn(arg); // th.task is the parking task while this runs
   th.task = nullptr;
   return false;
@@ -658,11 +691,14 @@ void *monitor_main(void *) {
     // (nothing can be stuck then), so an idle program does not wake often.
     bool all_idle = g_sched.nidle.load() == g_sched.nworkers;
     struct timespec ts = {0, (all_idle ? 10 : 1) * 1000 * 1000};
+    monitor_ticks_at(now_ns() + ts.tv_nsec);
     nanosleep(&ts, nullptr);
+    timers_flush();
     maybe_collect();
     check_deadlock();
     uint64_t now = now_ns();
     netpoll_monitor(now);
+    woken_backstop();
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);
@@ -728,6 +764,11 @@ void *monitor_main(void *) {
 }
 
 } // namespace
+
+void wake_idle_for_poller() {
+  if (g_sched.nidle.load() > 0)
+    wake_one();
+}
 
 void start_scheduler() { g_sched.started.call(start); }
 

@@ -60,6 +60,11 @@ Task *parking_task();
 // Starts the scheduler's workers if they are not running.
 void start_scheduler();
 
+// A task began to wait on the poller and no worker sleeps in epoll_wait:
+// wakes an idle worker, if any, to sleep there instead of on its futex
+// (netpoll.cc). Otherwise the event waits for the monitor's poll.
+void wake_idle_for_poller();
+
 // Enqueues a new task. The scheduler starts if needed.
 void spawn(Task *t);
 

@@ -13,6 +13,14 @@ namespace copystack_rt {
 void add_timer(uint64_t deadline, void (*fn)(uintptr_t, uint64_t), uintptr_t a,
                uint64_t b);
 
+// A worker wakes the timer thread for the sleeps it registered without
+// waking it (timer.cc): between two tasks, and before it goes idle. Cheap
+// when there are none.
+void timers_flush();
+
+// The monitor: when it will tick next (it calls timers_flush then too).
+void monitor_ticks_at(uint64_t when);
+
 } // namespace copystack_rt
 
 #endif
