@@ -52,9 +52,10 @@
  *       Called by instrumented code on a task stack (a loop poll) and by
  *       __morestack when the monitor asked the task to yield (abi.h,
  *       COPYSTACK_PREEMPT_LIMIT): parks it with __copystack_preempt_then,
- *       which keeps it for this thread (sched/preempt.h). Keeps errno, and
- *       every register but %r11 (LLVM's preserve_most convention, which
- *       the polls call it with: a poll costs the loop no registers). Uses
+ *       which keeps it for this thread (sched/preempt.h). Keeps errno (the
+ *       switch does), and every register but %r11 (LLVM's preserve_most
+ *       convention, which the polls call it with: a poll costs the loop no
+ *       registers). Uses
  *       under 200 bytes of the task stack. Its return address after the park
  *       is __copystack_preempt_resume, which tells the collector not to move
  *       the stack (the code it stopped in has no safepoint there).
@@ -438,14 +439,11 @@ __copystack_preempt:
 	.cfi_offset %rbx, -24
 	push_caller_saved		/* preserve_most: all but %r11 */
 	andq	$-16, %rsp
-	call	__errno_location@PLT
-	movl	(%rax), %ebx		/* errno, kept in the switch frame */
+	/* errno: kept by __copystack_switch, as for any park. */
 	movq	__copystack_preempt_then@GOTPCREL(%rip), %rdi
 	xorl	%esi, %esi
 	call	__copystack_park
 __copystack_preempt_resume:
-	call	__errno_location@PLT	/* this thread's: the same one */
-	movl	%ebx, (%rax)
 	leaq	-72(%rbp), %rsp
 	pop_caller_saved
 	popq	%rbx
