@@ -2,6 +2,7 @@
 #include "BlockingCalls.h"
 #include "Names.h"
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -36,12 +37,66 @@ const BlockingCall *blockingCall(const Function &F) {
   return nullptr;
 }
 
+/// syscall(SYS_futex, ...) (x86-64's number): what libstdc++'s atomic
+/// waits, semaphores, latches and barriers make, inline in the program.
+constexpr uint64_t SysFutex = 202;
+
+bool isFutexSyscall(const CallBase &CB, const Function &Callee) {
+  return Callee.getName() == "syscall" && Callee.isDeclaration() &&
+         Callee.isVarArg() && CB.arg_size() >= 3 &&
+         isa<ConstantInt>(CB.getArgOperand(0)) &&
+         cast<ConstantInt>(CB.getArgOperand(0))->getZExtValue() == SysFutex;
+}
+
+/// The runtime's futex wrapper (io_calls.c): long(uint32_t *uaddr, int op,
+/// uint32_t val, const struct timespec *timeout, uint32_t *uaddr2,
+/// uint32_t val3).
+FunctionCallee futexWrapper(Module &M) {
+  LLVMContext &C = M.getContext();
+  Type *Ptr = PointerType::getUnqual(C), *I32 = Type::getInt32Ty(C);
+  auto *FT = FunctionType::get(Type::getInt64Ty(C),
+                               {Ptr, I32, I32, Ptr, Ptr, I32}, false);
+  return M.getOrInsertFunction((names::BlockingPrefix + "futex").str(), FT);
+}
+
+/// The futex call's arguments converted to the wrapper's parameters; the
+/// ones the call leaves out are null or zero (the kernel ignores them for
+/// the operations that leave them out).
+void rewriteFutexCall(CallBase &CB, FunctionCallee Wrapper) {
+  IRBuilder<> B(&CB);
+  FunctionType *FT = Wrapper.getFunctionType();
+  SmallVector<Value *, 6> Args;
+  for (unsigned I = 0; I < FT->getNumParams(); ++I) {
+    Type *T = FT->getParamType(I);
+    Value *V = I + 1 < CB.arg_size() ? CB.getArgOperand(I + 1) : nullptr;
+    if (!V)
+      V = Constant::getNullValue(T);
+    else if (T->isPointerTy() && V->getType()->isIntegerTy())
+      V = B.CreateIntToPtr(V, T);
+    else if (T->isIntegerTy() && V->getType()->isPointerTy())
+      V = B.CreateTrunc(B.CreatePtrToInt(V, B.getInt64Ty()), T);
+    else if (T->isIntegerTy() && V->getType()->isIntegerTy())
+      V = B.CreateZExtOrTrunc(V, T);
+    Args.push_back(V);
+  }
+  CallInst *New = B.CreateCall(Wrapper, Args);
+  New->setDebugLoc(CB.getDebugLoc());
+  Value *R = New;
+  if (CB.getType() != R->getType())
+    R = CB.getType()->isVoidTy() ? nullptr
+                                 : B.CreateSExtOrTrunc(R, CB.getType());
+  if (R)
+    CB.replaceAllUsesWith(R);
+  CB.eraseFromParent();
+}
+
 } // namespace
 
 unsigned redirectBlockingCalls(Module &M, const Policy &P) {
   if (!ParkBlockingCalls)
     return 0;
   unsigned Count = 0;
+  SmallVector<CallBase *, 4> Futex;
   for (Function &F : M) {
     if (!P.isInstrumented(F))
       continue;
@@ -53,6 +108,10 @@ unsigned redirectBlockingCalls(Module &M, const Policy &P) {
         auto *Callee = dyn_cast<Function>(CB->getCalledOperand());
         if (!Callee || Callee->getFunctionType() != CB->getFunctionType())
           continue;
+        if (isa<CallInst>(CB) && isFutexSyscall(*CB, *Callee)) {
+          Futex.push_back(CB);
+          continue;
+        }
         const BlockingCall *C = blockingCall(*Callee);
         if (!C)
           continue;
@@ -66,6 +125,12 @@ unsigned redirectBlockingCalls(Module &M, const Policy &P) {
         CB->setCalledOperand(Wrapper);
         ++Count;
       }
+  }
+  if (!Futex.empty()) {
+    FunctionCallee Wrapper = futexWrapper(M);
+    for (CallBase *CB : Futex)
+      rewriteFutexCall(*CB, Wrapper);
+    Count += Futex.size();
   }
   return Count;
 }

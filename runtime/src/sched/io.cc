@@ -60,6 +60,7 @@
 
 #include "copystack/copystack.h"
 
+#include <algorithm>
 #include <alloca.h>
 #include <atomic>
 #include <cerrno>
@@ -72,6 +73,7 @@
 #include <mutex>
 #include <poll.h>
 #include <signal.h>
+#include <linux/futex.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -111,6 +113,7 @@ CS_DECLARE_REAL(closefrom, ::closefrom)
 CS_DECLARE_REAL(fcntl64, ::fcntl64)
 CS_DECLARE_REAL(ioctl, ::ioctl)
 CS_DECLARE_REAL(setsockopt, ::setsockopt)
+CS_DECLARE_REAL(syscall, ::syscall)
 
 namespace copystack_rt {
 namespace {
@@ -126,6 +129,21 @@ using FcntlFn = int (*)(int, int, ...);
 FcntlFn real_fcntl() {
   static FcntlFn fn = CS_NEXT(FcntlFn, fcntl64);
   return fn;
+}
+
+// The futex system call, through the C library's syscall(), not the
+// runtime's interposer of it.
+int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
+                  void *uaddr2, int64_t val3) {
+#ifdef COPYSTACK_NO_INTERPOSERS
+  using SyscallFn = long (*)(long, ...);
+  static SyscallFn fn = ::syscall;
+#else
+  using SyscallFn = long (*)(long, ...);
+  static SyscallFn fn = CS_NEXT(SyscallFn, syscall);
+#endif
+  return fn(SYS_futex, uaddr, static_cast<int>(op), static_cast<uint32_t>(val),
+            ts, uaddr2, static_cast<uint32_t>(val3));
 }
 
 // Bumped by every F_SETFL and FIONBIO, and by every setsockopt of a
@@ -298,6 +316,8 @@ int64_t blocking_call(copystack_io_call *c) {
     return clock_nanosleep(static_cast<clockid_t>(n[0]), static_cast<int>(n[1]),
                            static_cast<timespec *>(p[0]),
                            static_cast<timespec *>(p[1]));
+  case COPYSTACK_IO_FUTEX:
+    return raw_futex(p[0], n[0], n[1], p[1], p[2], n[2]);
   }
   fatal("a blocking call of unknown kind %d", c->kind);
 }
@@ -989,6 +1009,98 @@ bool sleep_deadline(const copystack_io_call *c, uint64_t now, uint64_t &out,
   return true;
 }
 
+// ---- futex waits
+// ----------------------------------------------------------------------
+// syscall(SYS_futex, ...) from instrumented code: what libstdc++'s
+// std::atomic<T>::wait and notify, std::counting_semaphore, std::latch and
+// std::barrier make (passes/BlockingCalls.cpp rewrites the calls). A task's
+// FUTEX_WAIT and FUTEX_WAIT_BITSET park it in the poller's futex table
+// (netpoll.cc) until a wake on the same word, its timeout or a spurious
+// wake-up (which futex users expect); every wake ends tasks' waits and
+// makes the system call for plain threads' (the interposer of syscall, at
+// the end of this file, does the same for wakes from code built without
+// the plugin). The rest (the priority-inheritance operations, and waits
+// outside a task) is the system call.
+
+// Linux's futex operations, without the flags.
+int futex_cmd(int64_t op) {
+  return static_cast<int>(op) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+}
+
+bool is_futex_wait(int64_t op) {
+  int cmd = futex_cmd(op);
+  return cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET;
+}
+
+// The tasks' part of a wake-type operation on uaddr (and uaddr2): their
+// waits end before the system call wakes threads. The requeue operations
+// and FUTEX_WAKE_OP end every task's wait on the words (spurious wake-ups:
+// each looks at its word again and waits anew where it must). Returns the
+// tasks woken.
+int futex_wake_tasks(void *uaddr, int64_t op, int64_t val, void *uaddr2,
+                     int64_t val3) {
+  switch (futex_cmd(op)) {
+  case FUTEX_WAKE:
+    return futex_wake(uaddr, static_cast<int>(val), ~0u);
+  case FUTEX_WAKE_BITSET:
+    return futex_wake(uaddr, static_cast<int>(val), static_cast<uint32_t>(val3));
+  case FUTEX_REQUEUE:
+  case FUTEX_CMP_REQUEUE:
+  case FUTEX_WAKE_OP:
+    return futex_wake(uaddr, INT32_MAX, ~0u) +
+           (uaddr2 ? futex_wake(uaddr2, INT32_MAX, ~0u) : 0);
+  default:
+    return 0;
+  }
+}
+
+int futex_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  if (w) {
+    if (end == kTimedOut)
+      return fail(c, w, ETIMEDOUT);
+    return finish(c, w, 0); // woken, or the word had changed: look again
+  }
+  const int64_t op = c->n[0];
+  const uint32_t val = static_cast<uint32_t>(c->n[1]);
+  const uint32_t bits = futex_cmd(op) == FUTEX_WAIT_BITSET
+                            ? static_cast<uint32_t>(c->n[2])
+                            : ~0u;
+  auto *word = static_cast<const std::atomic<uint32_t> *>(c->p[0]);
+  auto *ts = static_cast<const timespec *>(c->p[1]);
+  if (!word || (reinterpret_cast<uintptr_t>(word) & 3))
+    return fail(c, w, word ? EINVAL : EFAULT);
+  if (!bits || (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 ||
+                       ts->tv_nsec >= 1000000000)))
+    return fail(c, w, EINVAL);
+  if (word->load() != val)
+    return fail(c, w, EAGAIN);
+  uint64_t now = now_ns(), deadline = 0;
+  if (ts) {
+    uint64_t ns = uint64_t(ts->tv_sec) * 1000000000u + uint64_t(ts->tv_nsec);
+    if (futex_cmd(op) == FUTEX_WAIT) {
+      deadline = now + ns; // relative, on the monotonic clock
+    } else { // absolute, on the monotonic clock or CLOCK_REALTIME
+      timespec cur;
+      clock_gettime(op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC,
+                    &cur);
+      uint64_t at = uint64_t(cur.tv_sec) * 1000000000u + uint64_t(cur.tv_nsec);
+      deadline = ns > at ? now + (ns - at) : now;
+    }
+    if (deadline <= now)
+      return fail(c, w, ETIMEDOUT);
+    deadline = std::max<uint64_t>(deadline, 1);
+  }
+  w = new_wait(0);
+  w->started = now;
+  w->call_deadline = deadline;
+  w->interrupt = kNever;
+  w->futex = word;
+  w->futex_val = val;
+  w->futex_bits = bits;
+  c->wait = w;
+  return COPYSTACK_MUST_PARK;
+}
+
 int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   const bool clock_call = c->kind == COPYSTACK_IO_CLOCK_NANOSLEEP;
   uint64_t now = now_ns();
@@ -1054,9 +1166,19 @@ static bool can_park(const copystack_io_call *c) {
 extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   auto *w = static_cast<IoWait *>(c->wait);
   WaitEnd end = w ? finish_wait(w) : kNotWaiting;
+  if (c->kind == COPYSTACK_IO_FUTEX && !is_futex_wait(c->n[0])) {
+    // A wake, from a task or a thread: tasks' waits first, then threads'.
+    int tasks = futex_wake_tasks(c->p[0], c->n[0], c->n[1], c->p[2], c->n[2]);
+    c->result = blocking_call(c);
+    if (c->result >= 0)
+      c->result += tasks;
+    return 1;
+  }
   if (!w && !can_park(c))
     return blocking(c, nullptr);
   switch (c->kind) {
+  case COPYSTACK_IO_FUTEX:
+    return futex_call(c, w, end);
   case COPYSTACK_IO_POLL:
   case COPYSTACK_IO_PPOLL:
   case COPYSTACK_IO_SELECT:
@@ -1182,6 +1304,29 @@ __attribute__((visibility("default"))) int CS_INTERPOSER(setsockopt)(int fd, int
        name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW))
     g_timeo_epoch.fetch_add(1);
   return r;
+}
+
+
+// Futex wakes from code built without the plugin (a library's
+// std::atomic<T>::notify_one) end tasks' waits too (futex_call above).
+// Every other system call goes straight through.
+__attribute__((visibility("default"))) long CS_INTERPOSER(syscall)(long nr, ...) noexcept {
+  va_list ap;
+  va_start(ap, nr);
+  long a[6];
+  for (long &x : a)
+    x = va_arg(ap, long);
+  va_end(ap);
+  if (nr == SYS_futex && !is_futex_wait(a[1])) {
+    auto *uaddr = reinterpret_cast<void *>(a[0]);
+    auto *uaddr2 = reinterpret_cast<void *>(a[4]);
+    int tasks = futex_wake_tasks(uaddr, a[1], a[2], uaddr2, a[5]);
+    int64_t r = raw_futex(uaddr, a[1], a[2], reinterpret_cast<void *>(a[3]),
+                          uaddr2, a[5]);
+    return r >= 0 ? r + tasks : r;
+  }
+  NEXT(long (*)(long, ...), syscall);
+  return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 } // extern "C"

@@ -180,3 +180,12 @@ EXPORT int __copystack_blocking_clock_nanosleep(clockid_t clock, int flags,
   return (int)run(COPYSTACK_IO_CLOCK_NANOSLEEP, -1, (void *)request, remain, 0,
                   0, clock, flags, 0);
 }
+
+/* syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3), which
+ * passes/BlockingCalls.cpp rewrites into this (io.cc, futex_call). */
+EXPORT long __copystack_blocking_futex(uint32_t *uaddr, int op, uint32_t val,
+                                       const struct timespec *timeout,
+                                       uint32_t *uaddr2, uint32_t val3) {
+  return (long)run(COPYSTACK_IO_FUTEX, -1, uaddr, (void *)timeout, uaddr2, 0,
+                   op, val, val3);
+}

@@ -35,6 +35,7 @@ enum copystack_io_kind {
   COPYSTACK_IO_NANOSLEEP, /* -   request remain                          */
   COPYSTACK_IO_CLOCK_NANOSLEEP,
                           /* -   request remain            clock flags   */
+  COPYSTACK_IO_FUTEX,     /* -   uaddr timeout uaddr2      op val val3   */
   COPYSTACK_IO_KINDS
 };
 

@@ -187,6 +187,50 @@ struct Woken {
   }
 };
 
+// Tasks' futex waits, by the word's address (Go's semaphore table): a
+// spin lock and a FIFO of waits per bucket.
+struct FutexBucket {
+  SpinLock lock;
+  IoWait *head = nullptr, *tail = nullptr;
+};
+constexpr int kFutexBuckets = 1024;
+FutexBucket g_futex[kFutexBuckets];
+// Futex waits published or being published: a wake with none (the
+// runtime's own futex wakes of its workers, most) looks at no bucket.
+std::atomic<uint64_t> g_futex_waits{0};
+
+FutexBucket &futex_bucket(const void *addr) {
+  uint64_t a = reinterpret_cast<uintptr_t>(addr) >> 2;
+  return g_futex[(a * 0x9e3779b97f4a7c15ull) >> 54];
+}
+
+void futex_link(FutexBucket &b, IoWait *w) {
+  w->fqueued = true;
+  w->fnext = nullptr;
+  w->fprev = b.tail;
+  if (b.tail)
+    b.tail->fnext = w;
+  else
+    b.head = w;
+  b.tail = w;
+}
+
+void futex_unlink(FutexBucket &b, IoWait *w) {
+  if (!w->fqueued)
+    return;
+  w->fqueued = false;
+  g_futex_waits.fetch_sub(1);
+  if (w->fprev)
+    w->fprev->fnext = w->fnext;
+  else
+    b.head = w->fnext;
+  if (w->fnext)
+    w->fnext->fprev = w->fprev;
+  else
+    b.tail = w->fprev;
+  w->fnext = w->fprev = nullptr;
+}
+
 void link(PollDesc *pd, WaitRec *r) {
   r->queued = true;
   r->next = nullptr;
@@ -494,6 +538,9 @@ IoWait *new_wait(int nrecs) {
   w->deadline.store(0);
   w->call_deadline = 0;
   w->fd_deadline_dir = 0;
+  w->futex = nullptr;
+  w->futex_val = w->futex_bits = 0;
+  w->fqueued = false;
   w->interrupt = kNever;
   w->signals = SignalCounts{};
   w->done = 0;
@@ -522,6 +569,11 @@ void snapshot(WaitRec *rec, PollDesc *pd, uint32_t dirs) {
 }
 
 WaitEnd finish_wait(IoWait *w) {
+  if (w->futex) { // ended by its deadline: still in its bucket
+    FutexBucket &b = futex_bucket(w->futex);
+    std::lock_guard<SpinLock> l(b.lock);
+    futex_unlink(b, w);
+  }
   for (int i = 0; i < w->nrecs; ++i) {
     WaitRec *r = &w->recs[i];
     if (!r->pd)
@@ -544,6 +596,30 @@ void pass_on(PollDesc *pd) {
     wake_waiters(pd, kRead, kReady, woken);
   }
   woken.ready_all();
+}
+
+int futex_wake(const void *addr, int n, uint32_t bits) {
+  // The waker changed the word before: either this sees the count of a
+  // wait being published, or that wait sees the new word (park_then).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (n <= 0 || g_futex_waits.load() == 0)
+    return 0;
+  FutexBucket &b = futex_bucket(addr);
+  Woken woken;
+  {
+    std::lock_guard<SpinLock> l(b.lock);
+    for (IoWait *w = b.head, *next; w && woken.n < n; w = next) {
+      next = w->fnext;
+      if (w->futex != addr || !(w->futex_bits & bits))
+        continue;
+      uint64_t st = w->state.load();
+      futex_unlink(b, w);
+      Task *t = w->task; // w is its task's again once claimed
+      if (end_of(st) == kWaiting && claim_seq(w, st >> 8, kReady))
+        woken.add(t);
+    }
+  }
+  return woken.ready_all();
 }
 
 void note_signal(bool restart) {
@@ -688,7 +764,18 @@ void __copystack_io_park_then(void *arg) {
   for (int i = 0; i < npds; ++i)
     pds[i]->lock.lock();
 
+  // A futex wait: published only if the word still holds its value, under
+  // the bucket's lock, which futex_wake takes after the word changed.
+  FutexBucket *fb = w->futex ? &futex_bucket(w->futex) : nullptr;
+  if (fb)
+    fb->lock.lock();
+
   WaitEnd early = kNotWaiting;
+  if (fb) {
+    g_futex_waits.fetch_add(1); // counted before the word is read
+    if (w->futex->load() != w->futex_val)
+      early = kReady;
+  }
   uint64_t deadline = w->call_deadline;
   for (int i = 0; i < w->nrecs && early == kNotWaiting; ++i) {
     WaitRec *r = &w->recs[i];
@@ -715,8 +802,15 @@ void __copystack_io_park_then(void *arg) {
     for (int i = 0; i < w->nrecs; ++i)
       if (w->recs[i].pd)
         link(w->recs[i].pd, &w->recs[i]);
+    if (fb)
+      futex_link(*fb, w); // its count was taken above
     g.waiting.fetch_add(1);
     w->state.store(seq << 8 | kWaiting);
+  }
+  if (fb) {
+    if (early != kNotWaiting)
+      g_futex_waits.fetch_sub(1); // not published
+    fb->lock.unlock();
   }
   for (int i = npds - 1; i >= 0; --i)
     pds[i]->lock.unlock();
@@ -735,7 +829,7 @@ void __copystack_io_park_then(void *arg) {
   // monitor's poll would, up to 1 ms later (a pipe's reader beside a busy
   // task with two workers: 869 us at the p99, Go 25). One in epoll_wait
   // does at once.
-  if (!g.sleeper.load())
+  if (w->nrecs && !g.sleeper.load())
     wake_idle_for_poller();
   if (interrupts(interrupt, signals, signal_counts()) &&
       claim_seq(w, seq, kInterrupted))

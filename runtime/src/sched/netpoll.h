@@ -186,6 +186,13 @@ struct IoWait {
   uint64_t done = 0;    // bytes already transferred
   uint64_t started = 0; // when it first had to wait
   IoWait *next_free = nullptr;
+  // A futex wait (io.cc's futex_call): the word, the value it must still
+  // hold when the wait is published, the FUTEX_WAIT_BITSET bits, and the
+  // links of its bucket's list (netpoll.cc, futex_wake).
+  const std::atomic<uint32_t> *futex = nullptr;
+  uint32_t futex_val = 0, futex_bits = 0;
+  IoWait *fnext = nullptr, *fprev = nullptr;
+  bool fqueued = false;
 };
 
 // A wait with room for nrecs records (recs points at them, zeroed).
@@ -202,6 +209,13 @@ WaitEnd finish_wait(IoWait *w);
 // The end of a poll-then-act attempt (io.cc's accept): the act succeeded,
 // so tasks waiting to read pd may find more; they try again.
 void pass_on(PollDesc *pd);
+
+// Futex waits of tasks (Linux's FUTEX_WAIT on a word, emulated for tasks,
+// which park): ends up to n waits on addr whose bits meet bits (as
+// FUTEX_WAKE_BITSET; FUTEX_WAKE's are all ones), in the order they began.
+// Returns how many. Plain threads' waits are the kernel's: the caller
+// wakes those with the system call too.
+int futex_wake(const void *addr, int n, uint32_t bits);
 
 // From the signal trampoline (async-signal-safe): a handler ran.
 void note_signal(bool restart);
