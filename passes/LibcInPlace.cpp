@@ -93,12 +93,26 @@ FunctionType *typeOf(Sig S, LLVMContext &C) {
   return nullptr;
 }
 
-const InPlaceFn *lookup(const Function &G) {
+const InPlaceFn *lookup(StringRef Name, const Function &G) {
   for (const InPlaceFn &E : Functions)
-    if (G.getName() == E.Name &&
+    if (Name == E.Name &&
         G.getFunctionType() == typeOf(E.Signature, G.getContext()))
       return &E;
   return nullptr;
+}
+
+const InPlaceFn *lookup(const Function &G) { return lookup(G.getName(), G); }
+
+/// The runtime's wrapper of a call that parks (BlockingCalls.cpp) for a
+/// function called in place by a try first: pthread_mutex_lock, whose
+/// wrapper parks the task when the mutex is held. The wrapper is then the
+/// call made after all, a call of instrumented code.
+const InPlaceFn *lookupParking(const Function &G) {
+  StringRef Name = G.getName();
+  if (!Name.consume_front(names::BlockingPrefix))
+    return nullptr;
+  const InPlaceFn *E = lookup(Name, G);
+  return E && E->How == Rewrite::TryLock ? E : nullptr;
 }
 
 } // namespace
@@ -111,10 +125,15 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
         if (auto *G = dyn_cast<Function>(CB->getCalledOperand()))
           if (!isa<CallBrInst>(CB) && G->isDeclaration() &&
               CB->getFunctionType() == G->getFunctionType() &&
-              !CB->isMustTailCall() && !CB->hasOperandBundles() &&
-              P.classify(*CB) == CallKind::Dispatch)
-            if (const InPlaceFn *E = lookup(*G))
-              Work.push_back({CB, E});
+              !CB->isMustTailCall() && !CB->hasOperandBundles()) {
+            CallKind K = P.classify(*CB);
+            if (K == CallKind::Dispatch)
+              if (const InPlaceFn *E = lookup(*G))
+                Work.push_back({CB, E});
+            if (K == CallKind::Direct)
+              if (const InPlaceFn *E = lookupParking(*G))
+                Work.push_back({CB, E});
+          }
   if (Work.empty())
     return 0;
   Module &M = *F.getParent();
@@ -203,7 +222,9 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
       FunctionCallee Try = M.getOrInsertFunction("pthread_mutex_trylock",
                                                  CB->getFunctionType());
       InPlace = FB.CreateCall(Try, {CB->getArgOperand(0)}, "trylock");
-      // Held: the blocking lock, as a foreign call the monitor sees.
+      // Held: the lock itself, the runtime's wrapper that parks the task
+      // (or, where the call was not redirected, the foreign call, which
+      // the monitor sees).
       Retry = FB.CreateICmpEQ(InPlace, FB.getInt32(EBUSY));
       break;
     }

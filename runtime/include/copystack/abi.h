@@ -127,7 +127,11 @@
   X(accept, 3) X(accept4, 4) X(connect, 3) X(poll, 3) X(ppoll, 4)              \
   X(select, 5) X(sleep, 1) X(usleep, 1) X(nanosleep, 2)                        \
   X(clock_nanosleep, 4) X(__read_chk, 4) X(__recv_chk, 5)                      \
-  X(__recvfrom_chk, 7) X(__poll_chk, 4) X(pthread_exit, 1)
+  X(__recvfrom_chk, 7) X(__poll_chk, 4) X(pthread_exit, 1)                    \
+  X(pthread_mutex_lock, 1) X(pthread_mutex_timedlock, 2)                       \
+  X(pthread_mutex_clocklock, 3) X(pthread_cond_wait, 2)                        \
+  X(pthread_cond_timedwait, 3) X(pthread_cond_clockwait, 4)                    \
+  X(_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE, 2)
 
 /* Every instrumented function is preceded by 24 bytes of prefix data:
  *

@@ -7,6 +7,7 @@
 // then that group's calls stay foreign calls.
 #include "copystack/abi.h"
 #include "platform/runtime.h"
+#include "sched/pthread_sync.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -35,6 +36,16 @@ bool same(Fn mine, Fn libc) {
 
 template <typename F> Fn erase(F *f) { return reinterpret_cast<Fn>(f); }
 
+// Every function of the groups, by group (copystack/abi.h).
+const struct {
+  int group;
+  const char *name;
+} kFunctions[] = {
+#define COPYSTACK_ENTRY(G, N, S, H) {COPYSTACK_IN_PLACE_##G, N},
+    COPYSTACK_IN_PLACE_FUNCTIONS(COPYSTACK_ENTRY)
+#undef COPYSTACK_ENTRY
+};
+
 // The allocator: glibc exports its own entry points under second names,
 // which also works in a static executable.
 bool allocator_is_glibc() {
@@ -52,17 +63,9 @@ bool allocator_is_glibc() {
 // through the global scope (_ZdlPvm calls _ZdlPv, _Znam calls _Znwm), so one
 // replaced name changes what the others do.
 bool all_from(void *lib, int group) {
-  static const struct {
-    int group;
-    const char *name;
-  } functions[] = {
-#define COPYSTACK_ENTRY(G, N, S, H) {COPYSTACK_IN_PLACE_##G, N},
-      COPYSTACK_IN_PLACE_FUNCTIONS(COPYSTACK_ENTRY)
-#undef COPYSTACK_ENTRY
-  };
   if (!lib)
     return false;
-  for (const auto &f : functions) {
+  for (const auto &f : kFunctions) {
     if (f.group != group)
       continue;
     Fn mine = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, f.name));
@@ -71,6 +74,17 @@ bool all_from(void *lib, int group) {
       return false;
   }
   return true;
+}
+
+// The MUTEX group bound to the runtime's own interposers
+// (sched/pthread_sync.cc), whose stack use is small and known too.
+bool mutexes_are_the_runtimes() {
+  const char *names[8];
+  int n = 0;
+  for (const auto &f : kFunctions)
+    if (f.group == COPYSTACK_IN_PLACE_MUTEX && n < 8)
+      names[n++] = f.name;
+  return copystack_rt::pthread_sync_binds(names, n);
 }
 
 __attribute__((constructor)) void detect_libc() {
@@ -88,7 +102,7 @@ __attribute__((constructor)) void detect_libc() {
   int groups = 0;
   if (allocator_is_glibc())
     groups |= COPYSTACK_IN_PLACE_ALLOC;
-  if (all_from(libc, COPYSTACK_IN_PLACE_MUTEX))
+  if (all_from(libc, COPYSTACK_IN_PLACE_MUTEX) || mutexes_are_the_runtimes())
     groups |= COPYSTACK_IN_PLACE_MUTEX;
   if (all_from(libc, COPYSTACK_IN_PLACE_SCAN))
     groups |= COPYSTACK_IN_PLACE_SCAN;

@@ -60,8 +60,12 @@ struct Thread {
     uint64_t pin_arg;
   };
   // Counts foreign calls (the trampoline); with foreign_sp != 0 it tells the
-  // monitor a worker is stuck in one.
-  uint64_t foreign_seq;
+  // monitor a worker is stuck in one (a count that wraps in 2^32 calls:
+  // the monitor compares two looks a millisecond apart).
+  uint32_t foreign_seq;
+  // The thread's id, once pthread_sync.cc asked (0 until then): the owner
+  // of the mutexes it locks outside tasks. The OS thread's, as the slots.
+  int32_t tid;
   Worker *worker; // the scheduler worker this thread is, or null
   // Tasks this thread has started running (atomic: the monitor reads it to
   // see a task that keeps its worker for a time slice, sched/preempt.h).

@@ -27,6 +27,7 @@
 #include "sched/collect.h"
 #include "sched/deadlock.h"
 #include "sched/netpoll.h"
+#include "sched/pthread_sync.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
 
@@ -63,6 +64,7 @@ void release() {
 
 void in_child() {
   release();
+  pthread_sync_after_fork_child();
   deadlock_after_fork_child();
   netpoll_reopen_after_fork_child();
   scheduler_after_fork_child();

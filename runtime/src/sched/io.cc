@@ -56,6 +56,7 @@
 #include "platform/thread.h"
 #include "sched/io_calls.h"
 #include "sched/netpoll.h"
+#include "sched/pthread_sync.h"
 #include "sched/task.h"
 
 #include "copystack/copystack.h"
@@ -131,20 +132,7 @@ FcntlFn real_fcntl() {
   return fn;
 }
 
-// The futex system call, through the C library's syscall(), not the
-// runtime's interposer of it.
-int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
-                  void *uaddr2, int64_t val3) {
-#ifdef COPYSTACK_NO_INTERPOSERS
-  using SyscallFn = long (*)(long, ...);
-  static SyscallFn fn = ::syscall;
-#else
-  using SyscallFn = long (*)(long, ...);
-  static SyscallFn fn = CS_NEXT(SyscallFn, syscall);
-#endif
-  return fn(SYS_futex, uaddr, static_cast<int>(op), static_cast<uint32_t>(val),
-            ts, uaddr2, static_cast<uint32_t>(val3));
-}
+
 
 // Bumped by every F_SETFL and FIONBIO, and by every setsockopt of a
 // timeout, in the process: a cached O_NONBLOCK or timeout read before is
@@ -318,6 +306,9 @@ int64_t blocking_call(copystack_io_call *c) {
                            static_cast<timespec *>(p[1]));
   case COPYSTACK_IO_FUTEX:
     return raw_futex(p[0], n[0], n[1], p[1], p[2], n[2]);
+  case COPYSTACK_IO_MUTEX_LOCK:
+  case COPYSTACK_IO_COND_WAIT:
+    return pthread_sync_blocking(c);
   }
   fatal("a blocking call of unknown kind %d", c->kind);
 }
@@ -1009,6 +1000,24 @@ bool sleep_deadline(const copystack_io_call *c, uint64_t now, uint64_t &out,
   return true;
 }
 
+} // namespace
+
+// The futex system call, through the C library's syscall(), not the
+// runtime's interposer of it (pthread_sync.h uses it too).
+int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
+                  void *uaddr2, int64_t val3) {
+  using SyscallFn = long (*)(long, ...);
+#ifdef COPYSTACK_NO_INTERPOSERS
+  static SyscallFn fn = ::syscall;
+#else
+  static SyscallFn fn = CS_NEXT(SyscallFn, syscall);
+#endif
+  return fn(SYS_futex, uaddr, static_cast<int>(op), static_cast<uint32_t>(val),
+            ts, uaddr2, static_cast<uint32_t>(val3));
+}
+
+namespace {
+
 // ---- futex waits
 // ----------------------------------------------------------------------
 // syscall(SYS_futex, ...) from instrumented code: what libstdc++'s
@@ -1179,6 +1188,9 @@ extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   switch (c->kind) {
   case COPYSTACK_IO_FUTEX:
     return futex_call(c, w, end);
+  case COPYSTACK_IO_MUTEX_LOCK:
+  case COPYSTACK_IO_COND_WAIT:
+    return pthread_sync_call(c, w, end);
   case COPYSTACK_IO_POLL:
   case COPYSTACK_IO_PPOLL:
   case COPYSTACK_IO_SELECT:

@@ -19,6 +19,7 @@
 #include "copystack/copystack.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/select.h>
@@ -188,4 +189,55 @@ EXPORT long __copystack_blocking_futex(uint32_t *uaddr, int op, uint32_t val,
                                        uint32_t *uaddr2, uint32_t val3) {
   return (long)run(COPYSTACK_IO_FUTEX, -1, uaddr, (void *)timeout, uaddr2, 0,
                    op, val, val3);
+}
+
+/* pthread mutexes and condition variables (pthread_sync.cc): the waits
+ * park a task; the rest goes to the runtime's interposers directly. */
+EXPORT int __copystack_blocking_pthread_mutex_lock(pthread_mutex_t *m) {
+  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, 0, 0, 0, CLOCK_REALTIME, 0,
+                  0);
+}
+
+EXPORT int __copystack_blocking_pthread_mutex_timedlock(
+    pthread_mutex_t *m, const struct timespec *abstime) {
+  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, (void *)abstime, 0, 0,
+                  CLOCK_REALTIME, 0, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_mutex_clocklock(
+    pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime) {
+  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, (void *)abstime, 0, 0, clock,
+                  0, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_cond_wait(pthread_cond_t *c,
+                                                  pthread_mutex_t *m) {
+  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, 0, 0, -1, 0, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_cond_timedwait(
+    pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
+  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, (void *)abstime, 0, -1, 0,
+                  0);
+}
+
+EXPORT int __copystack_blocking_pthread_cond_clockwait(
+    pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+    const struct timespec *abstime) {
+  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, (void *)abstime, 0, clock,
+                  0, 0);
+}
+
+/* void std::condition_variable::wait(std::unique_lock<std::mutex> &), out
+ * of line in libstdc++: the condition variable is its pthread_cond_t, the
+ * unique_lock starts with its mutex's address. libstdc++ throws
+ * std::system_error for an error, which cannot happen here with a lock
+ * the caller owns; so does this, through libstdc++'s own thrower. */
+extern void _ZSt20__throw_system_errori(int) __attribute__((noreturn));
+
+EXPORT void __copystack_blocking__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(
+    pthread_cond_t *c, pthread_mutex_t **lock) {
+  int r = __copystack_blocking_pthread_cond_wait(c, *lock);
+  if (r)
+    _ZSt20__throw_system_errori(r);
 }

@@ -36,6 +36,9 @@ enum copystack_io_kind {
   COPYSTACK_IO_CLOCK_NANOSLEEP,
                           /* -   request remain            clock flags   */
   COPYSTACK_IO_FUTEX,     /* -   uaddr timeout uaddr2      op val val3   */
+  COPYSTACK_IO_MUTEX_LOCK,/* -   mutex abstime             clock         */
+  COPYSTACK_IO_COND_WAIT, /* -   cond mutex abstime        clock (-1: the
+                                                           cond's own)   */
   COPYSTACK_IO_KINDS
 };
 

@@ -8,9 +8,11 @@
 // task's stack when foreign, a signal frame to gdb without copystack's
 // script),
 // and by results on both paths in every mode. A mutex held by a parked
-// task: the other task's trylock in place fails and it blocks in the
-// foreign pthread_mutex_lock, which the monitor sees, so with one worker
-// the holder still runs and unlocks.
+// task: the other task's trylock in place fails and it parks in the
+// runtime's pthread_mutex_lock (under TSan: blocks in the foreign one,
+// which the monitor sees), so with one worker the holder still runs and
+// unlocks. The mutex group's names are the runtime's own interposers
+// (sched/pthread_sync.cc), called in place as glibc's were.
 // RUN: %cc %s -o %t
 // Under TSan, which binds every one of these names itself, all stay
 // foreign calls (groups 0).
@@ -82,7 +84,7 @@ static void holder(void *arg) {
 
 static void waiter(void *arg) {
   (void)arg;
-  pthread_mutex_lock(&mu); // held: trylock fails, the foreign lock blocks
+  pthread_mutex_lock(&mu); // held: trylock fails, the lock parks
   shared += 1;
   pthread_mutex_unlock(&mu);
   copystack_waitgroup_done(&wg);

@@ -5,7 +5,8 @@
 ; the test); otherwise, after the asm's call of __copystack_no_room (a stack
 ; that keeps failing the test grows), the call is made as before (here through
 ; the dispatch stub). pthread_mutex_lock is a trylock in place that falls back to the lock
-; when the mutex is held. A function of another signature is left alone.
+; when the mutex is held: the runtime's wrapper, which parks the task
+; (BlockingCalls.cpp). A function of another signature is left alone.
 ; RUN: %opt -passes=copystack -S %s | FileCheck %s
 ; RUN: %opt -passes=copystack -copystack-libc-in-place=0 -S %s | FileCheck %s --check-prefix=OFF
 target triple = "x86_64-pc-linux-gnu"
@@ -44,7 +45,7 @@ define ptr @f(i64 %n) {
 ; CHECK-NEXT:  %[[HELD:.*]] = icmp eq i32 %trylock, 16
 ; CHECK-NEXT:  br i1 %[[HELD]], label %[[LOCK:.*]], label %[[JOIN:.*]]
 ; CHECK:       [[LOCK]]:
-; CHECK-NEXT:  %r = call i32 @__copystack_dispatch.pthread_mutex_lock(ptr %m)
+; CHECK-NEXT:  %r = call i32 @__copystack_blocking_pthread_mutex_lock(ptr %m)
 ; CHECK:       [[JOIN]]:
 ; CHECK-NEXT:  phi i32 [ %trylock, %{{.*}} ], [ %r, %[[LOCK]] ]
 define i32 @lock(ptr %m) {

@@ -321,7 +321,7 @@ on_thread_stack:
 	.cfi_def_cfa_register %rbp
 	movq	__copystack_thread@gottpoff(%rip), %r11
 	movq	%rsp, %fs:THREAD_FOREIGN_SP(%r11)
-	incq	%fs:THREAD_FOREIGN_SEQ(%r11)
+	incl	%fs:THREAD_FOREIGN_SEQ(%r11)
 	movq	%fs:THREAD_SCHED_SP(%r11), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT

@@ -1,0 +1,713 @@
+// pthread_sync.cc: pthread mutexes and condition variables that park tasks.
+//
+// A task waiting for a std::mutex or a std::condition_variable parks, as a
+// goroutine waiting on a sync.Mutex does; a plain thread (or a task in
+// code that cannot park: a thread's own task, foreign code) blocks as it
+// always did. For that, every lock, unlock, wait and signal in the
+// process goes through the runtime: the drivers export the interposers
+// below from executables (a -static link wraps them), and instrumented
+// code's calls that may wait go to io_calls.c's wrappers, which park
+// (COPYSTACK_IO_MUTEX_LOCK, COPYSTACK_IO_COND_WAIT, io.cc).
+//
+// Mutexes keep glibc's layout and glibc's futex protocol on its lock word
+// (0 free, 1 held, 2 held with waiters), so that one held by a task and
+// waited for by a thread, or the other way round, works: a task waits for
+// the word in the poller's futex table (netpoll.cc), a thread in the
+// kernel, and an unlock that finds waiters wakes a task, or else a thread.
+// The owner is the task for a task (its id, with bit 30 set, where glibc
+// puts the thread id), so that a recursive or error-checking mutex is a
+// task's, whichever thread it runs on, and two tasks on one thread do not
+// share it. The kinds taken over: the default (timed), recursive,
+// error-checking and adaptive ones, with glibc's elision flags (never
+// elided here). Robust, priority-inheriting, priority-protecting and
+// process-shared mutexes stay glibc's (a task waiting for one blocks its
+// worker).
+//
+// Condition variables are the runtime's own on the storage of a
+// pthread_cond_t: a sequence word that every signal and broadcast
+// advances, and a count of waiters; a waiter waits for the sequence to
+// move from the value it saw before it released the mutex (POSIX allows
+// the spurious wake-ups this gives). The clock and process-shared bits of
+// pthread_cond_init are where glibc keeps them; a process-shared one stays
+// glibc's.
+//
+// Under a sanitizer that interposes these calls itself (TSan), everything
+// goes to the sanitizer's interceptors, and waits block as before.
+#include "platform/split_stack_notes.h"
+#include "sched/pthread_sync.h"
+#include "platform/fatal.h"
+#include "platform/interpose.h"
+#include "platform/sanitizers.h"
+#include "platform/stats.h"
+#include "platform/thread.h"
+#include "sched/io_calls.h"
+#include "sched/task.h"
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+extern "C" {
+// A sanitizer's interceptors, when one is linked in (weak: null otherwise).
+__attribute__((weak)) int __interceptor_pthread_mutex_lock(pthread_mutex_t *);
+__attribute__((weak)) int __interceptor_pthread_cond_wait(pthread_cond_t *,
+                                                          pthread_mutex_t *);
+}
+
+// A static executable's: behind -Wl,--wrap= (platform/interpose.h).
+CS_DECLARE_REAL(pthread_mutex_lock, ::pthread_mutex_lock)
+CS_DECLARE_REAL(pthread_mutex_trylock, ::pthread_mutex_trylock)
+CS_DECLARE_REAL(pthread_mutex_timedlock, ::pthread_mutex_timedlock)
+CS_DECLARE_REAL(pthread_mutex_clocklock, ::pthread_mutex_clocklock)
+CS_DECLARE_REAL(pthread_mutex_unlock, ::pthread_mutex_unlock)
+CS_DECLARE_REAL(pthread_cond_init, ::pthread_cond_init)
+CS_DECLARE_REAL(pthread_cond_destroy, ::pthread_cond_destroy)
+CS_DECLARE_REAL(pthread_cond_signal, ::pthread_cond_signal)
+CS_DECLARE_REAL(pthread_cond_broadcast, ::pthread_cond_broadcast)
+CS_DECLARE_REAL(pthread_cond_wait, ::pthread_cond_wait)
+CS_DECLARE_REAL(pthread_cond_timedwait, ::pthread_cond_timedwait)
+CS_DECLARE_REAL(pthread_cond_clockwait, ::pthread_cond_clockwait)
+
+namespace copystack_rt {
+
+namespace {
+
+// ---- what is the runtime's
+// -----------------------------------------------------
+
+const char *const kInterposed[] = {
+    "pthread_mutex_lock",     "pthread_mutex_trylock", "pthread_mutex_timedlock",
+    "pthread_mutex_clocklock", "pthread_mutex_unlock", "pthread_cond_init",
+    "pthread_cond_destroy",   "pthread_cond_signal",   "pthread_cond_broadcast",
+    "pthread_cond_wait",      "pthread_cond_timedwait", "pthread_cond_clockwait"};
+
+bool binds_here(const char *const *names, int n);
+
+// Whether the runtime takes the mutexes and condition variables over: its
+// interposers are the program's bindings of every name (not with a
+// sanitizer's interceptors, nor when the runtime is a shared library that
+// comes after the C library in the global scope: a host built without it
+// that loads an instrumented library), so that every caller in the process
+// follows the same protocol. Otherwise every call is the C library's.
+bool sync_enabled() {
+#ifdef COPYSTACK_NO_INTERPOSERS
+  return false;
+#else
+  static const bool on =
+      !__interceptor_pthread_mutex_lock && !__interceptor_pthread_cond_wait &&
+      binds_here(kInterposed, sizeof kInterposed / sizeof *kInterposed);
+  return on;
+#endif
+}
+
+// The C library's (or a sanitizer's) definition of name.
+#ifdef COPYSTACK_STATIC_LINK
+#define CS_NEXT_SYNC(name, ...) reinterpret_cast<__VA_ARGS__>(CS_REAL_OF(name))
+#else
+#define CS_NEXT_SYNC(name, ...)                                                \
+  reinterpret_cast<__VA_ARGS__>(next_definition(#name))
+
+// The sanitizer's interceptor, or the next definition, or (where the C
+// library comes first in the global scope) the C library's.
+void *next_definition(const char *name) {
+  char interceptor[64];
+  snprintf(interceptor, sizeof interceptor, "__interceptor_%s", name);
+  void *fn = san::next_definition(name, dlsym(RTLD_DEFAULT, interceptor));
+  if (!fn)
+    if (void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)) {
+      fn = dlsym(libc, name);
+      dlclose(libc);
+    }
+  return fn;
+}
+#endif
+// The definitions behind the interposers, found once, at load time (a
+// constructor below), so that none is looked up later on a task's stack,
+// where the interposers of the MUTEX group run in place (abi.h).
+struct Next {
+  int (*mutex_lock)(pthread_mutex_t *);
+  int (*mutex_trylock)(pthread_mutex_t *);
+  int (*mutex_timedlock)(pthread_mutex_t *, const timespec *);
+  int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const timespec *);
+  int (*mutex_unlock)(pthread_mutex_t *);
+  int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+  int (*cond_destroy)(pthread_cond_t *);
+  int (*cond_signal)(pthread_cond_t *);
+  int (*cond_broadcast)(pthread_cond_t *);
+  int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+  int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const timespec *);
+  int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+                        const timespec *);
+};
+
+#define CS_RESOLVE(field, name)                                                \
+  n.field = CS_NEXT_SYNC(name, decltype(n.field));                             \
+  if (!n.field)                                                                \
+    fatal(#name ": the C library's definition was not found");
+
+const Next &next() {
+  static const Next fns = [] {
+    Next n;
+    CS_RESOLVE(mutex_lock, pthread_mutex_lock)
+    CS_RESOLVE(mutex_trylock, pthread_mutex_trylock)
+    CS_RESOLVE(mutex_timedlock, pthread_mutex_timedlock)
+    CS_RESOLVE(mutex_clocklock, pthread_mutex_clocklock)
+    CS_RESOLVE(mutex_unlock, pthread_mutex_unlock)
+    CS_RESOLVE(cond_init, pthread_cond_init)
+    CS_RESOLVE(cond_destroy, pthread_cond_destroy)
+    CS_RESOLVE(cond_signal, pthread_cond_signal)
+    CS_RESOLVE(cond_broadcast, pthread_cond_broadcast)
+    CS_RESOLVE(cond_wait, pthread_cond_wait)
+    CS_RESOLVE(cond_timedwait, pthread_cond_timedwait)
+    CS_RESOLVE(cond_clockwait, pthread_cond_clockwait)
+    return n;
+  }();
+  return fns;
+}
+
+__attribute__((constructor)) void resolve_next() { next(); }
+
+bool binds_here(const char *const *names, int n) {
+#ifdef COPYSTACK_STATIC_LINK
+  (void)names;
+  (void)n;
+  return true; // every reference is wrapped (platform/interpose.h)
+#else
+  Dl_info self, bound;
+  if (!dladdr(reinterpret_cast<void *>(&resolve_next), &self))
+    return false;
+  for (int i = 0; i < n; ++i) {
+    void *fn = dlsym(RTLD_DEFAULT, names[i]);
+    if (!fn || !dladdr(fn, &bound) || bound.dli_fbase != self.dli_fbase)
+      return false;
+  }
+  return true;
+#endif
+}
+
+// glibc's mutex kinds (pthread_mutex_t::__data.__kind).
+constexpr int kKindMask = 3;
+constexpr int kTimed = 0, kRecursive = 1, kErrorCheck = 2;
+constexpr int kElisionFlags = 256 | 512;
+// A task's owner id: bit 30 set, never a thread id (at most 2^22).
+constexpr uint32_t kTaskOwner = 0x40000000u;
+
+std::atomic<int> *lock_word(pthread_mutex_t *m) {
+  return reinterpret_cast<std::atomic<int> *>(&m->__data.__lock);
+}
+
+int kind_of(pthread_mutex_t *m) {
+  return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+}
+
+bool mutex_ours(pthread_mutex_t *m) {
+  return sync_enabled() && (kind_of(m) & ~(kKindMask | kElisionFlags)) == 0;
+}
+
+int self_owner() {
+  Thread &th = __copystack_thread;
+  if (Task *t = th.task)
+    return static_cast<int>(kTaskOwner | (t->id & (kTaskOwner - 1)));
+  if (!th.tid)
+    th.tid = static_cast<int32_t>(gettid());
+  return th.tid;
+}
+
+// ---- deadlines
+// ------------------------------------------------------------------
+
+// An absolute time on clock as a futex timeout (the clock's own) and as a
+// deadline on now_ns()'s clock, for a task's timer. False: EINVAL.
+struct Deadline {
+  bool none = true;
+  bool realtime = false;
+  timespec abs{};
+  uint64_t mono = 0; // 0: none
+};
+
+bool make_deadline(const timespec *abs, clockid_t clock, Deadline &d) {
+  d = Deadline{};
+  if (!abs)
+    return true;
+  if ((clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
+      abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)
+    return false;
+  d.none = false;
+  d.realtime = clock == CLOCK_REALTIME;
+  d.abs = *abs;
+  uint64_t now = now_ns();
+  if (abs->tv_sec < 0) {
+    d.mono = now;
+    return true;
+  }
+  timespec cur;
+  clock_gettime(clock, &cur);
+  uint64_t at = uint64_t(cur.tv_sec) * 1000000000u + uint64_t(cur.tv_nsec);
+  uint64_t ns = uint64_t(abs->tv_sec) * 1000000000u + uint64_t(abs->tv_nsec);
+  d.mono = ns > at ? now + (ns - at) : now;
+  if (!d.mono)
+    d.mono = 1;
+  return true;
+}
+
+// A thread's futex wait on word for val until d. Returns ETIMEDOUT at
+// the deadline, else 0 (woken, the word changed, or a signal).
+int thread_wait(void *word, uint32_t val, const Deadline &d) {
+  int saved = errno;
+  int64_t r;
+  if (d.none)
+    r = raw_futex(word, FUTEX_WAIT_PRIVATE, val, nullptr, nullptr, 0);
+  else
+    r = raw_futex(word,
+                  FUTEX_WAIT_BITSET_PRIVATE |
+                      (d.realtime ? FUTEX_CLOCK_REALTIME : 0),
+                  val, const_cast<timespec *>(&d.abs), nullptr,
+                  FUTEX_BITSET_MATCH_ANY);
+  int err = r < 0 ? errno : 0;
+  errno = saved;
+  return err == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+// Wakes n of the tasks and then of the threads waiting on word.
+void wake_word(void *word, int n) {
+  int tasks = futex_wake(word, n, ~0u);
+  if (tasks < n) {
+    int saved = errno;
+    raw_futex(word, FUTEX_WAKE_PRIVATE, n - tasks, nullptr, nullptr, 0);
+    errno = saved;
+  }
+}
+
+// ---- mutexes
+// --------------------------------------------------------------------
+
+// What a recursive or error-checking mutex says when me holds it already:
+// the result, or -1 when the lock goes on as for anyone.
+int held_by_me(pthread_mutex_t *m, int me, bool trylock) {
+  int kind = kind_of(m) & kKindMask;
+  if ((kind != kRecursive && kind != kErrorCheck) ||
+      __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != me)
+    return -1;
+  if (kind == kErrorCheck)
+    return trylock ? EBUSY : EDEADLK;
+  if (m->__data.__count + 1 == 0)
+    return EAGAIN;
+  ++m->__data.__count;
+  return 0;
+}
+
+// The lock word was taken: the owner's fields, as glibc keeps them.
+void taken(pthread_mutex_t *m, int me) {
+  __atomic_store_n(&m->__data.__owner, me, __ATOMIC_RELAXED);
+  if ((kind_of(m) & kKindMask) == kRecursive)
+    m->__data.__count = 1;
+  ++m->__data.__nusers;
+}
+
+bool try_take(pthread_mutex_t *m) {
+  int free = 0;
+  return lock_word(m)->compare_exchange_strong(free, 1,
+                                               std::memory_order_acquire);
+}
+
+// The contended path's attempt: leaves the word saying there are waiters.
+bool grab(pthread_mutex_t *m) {
+  return lock_word(m)->exchange(2, std::memory_order_acquire) == 0;
+}
+
+int mutex_trylock(pthread_mutex_t *m) {
+  int me = self_owner();
+  int r = held_by_me(m, me, true);
+  if (r >= 0)
+    return r;
+  if (!try_take(m))
+    return EBUSY;
+  taken(m, me);
+  return 0;
+}
+
+// A thread's lock, until d.
+int mutex_lock_blocking(pthread_mutex_t *m, const timespec *abs,
+                        clockid_t clock) {
+  int me = self_owner();
+  int r = held_by_me(m, me, false);
+  if (r >= 0)
+    return r;
+  if (try_take(m)) {
+    taken(m, me);
+    return 0;
+  }
+  Deadline d;
+  if (!make_deadline(abs, clock, d))
+    return EINVAL;
+  while (!grab(m))
+    if (thread_wait(lock_word(m), 2, d) == ETIMEDOUT) {
+      if (grab(m))
+        break;
+      return ETIMEDOUT;
+    }
+  taken(m, me);
+  return 0;
+}
+
+int mutex_unlock(pthread_mutex_t *m) {
+  int kind = kind_of(m) & kKindMask;
+  if (kind == kRecursive || kind == kErrorCheck) {
+    if (__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) !=
+            self_owner() ||
+        lock_word(m)->load(std::memory_order_relaxed) == 0)
+      return EPERM;
+    if (kind == kRecursive && --m->__data.__count)
+      return 0;
+  }
+  __atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
+  --m->__data.__nusers;
+  if (lock_word(m)->exchange(0, std::memory_order_release) > 1)
+    wake_word(lock_word(m), 1);
+  return 0;
+}
+
+// ---- condition variables
+// ----------------------------------------------------------
+
+// The runtime's words in a pthread_cond_t: the sequence (bytes 0-3) and
+// the waiters (4-7); glibc's __wrefs (bytes 36-39) keeps the attributes:
+// bit 0 process-shared, bit 1 the monotonic clock.
+static_assert(sizeof(pthread_cond_t) >= 40, "glibc's pthread_cond_t");
+
+std::atomic<uint32_t> *cond_seq(pthread_cond_t *c) {
+  return reinterpret_cast<std::atomic<uint32_t> *>(c);
+}
+std::atomic<uint32_t> *cond_waiters(pthread_cond_t *c) {
+  return reinterpret_cast<std::atomic<uint32_t> *>(c) + 1;
+}
+uint32_t cond_attrs(pthread_cond_t *c) {
+  return __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED);
+}
+
+bool cond_ours(pthread_cond_t *c) {
+  return sync_enabled() && !(cond_attrs(c) & 1);
+}
+
+clockid_t cond_clock(pthread_cond_t *c) {
+  return cond_attrs(c) & 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+void cond_wake(pthread_cond_t *c, int n) {
+  if (cond_waiters(c)->load() == 0)
+    return;
+  cond_seq(c)->fetch_add(1);
+  wake_word(cond_seq(c), n);
+}
+
+int cond_wait_blocking(pthread_cond_t *c, pthread_mutex_t *m,
+                       const timespec *abs, clockid_t clock) {
+  Deadline d;
+  if (!make_deadline(abs, clock, d))
+    return EINVAL;
+  uint32_t seq = cond_seq(c)->load();
+  cond_waiters(c)->fetch_add(1);
+  int r = mutex_unlock(m);
+  if (r) {
+    cond_waiters(c)->fetch_sub(1);
+    return r;
+  }
+  int timed_out = thread_wait(cond_seq(c), seq, d);
+  cond_waiters(c)->fetch_sub(1);
+  mutex_lock_blocking(m, nullptr, CLOCK_REALTIME);
+  return timed_out;
+}
+
+// ---- the calls that park
+// --------------------------------------------------------
+// copystack_io_call for COPYSTACK_IO_MUTEX_LOCK: p[0] the mutex, p[1] the
+// absolute timeout or null, n[0] its clock; COPYSTACK_IO_COND_WAIT: p[0]
+// the condition variable, p[1] the mutex, p[2] the timeout or null, n[0]
+// its clock, or -1 for the condition variable's. IoWait::done is the
+// stage of a wait on a condition variable.
+constexpr uint64_t kCondWaiting = 0, kCondRelock = 1, kCondRelockTimedOut = 2;
+
+int finish(copystack_io_call *c, IoWait *w, int64_t result) {
+  if (w) {
+    free_wait(w);
+    c->wait = nullptr;
+  }
+  c->result = result;
+  return 1;
+}
+
+// Parks on word until it no longer holds val, a wake, or deadline (0:
+// none).
+int park_on(copystack_io_call *c, IoWait *w, void *word, uint32_t val,
+            uint64_t deadline) {
+  if (!w)
+    w = new_wait(0);
+  w->futex = static_cast<const std::atomic<uint32_t> *>(word);
+  w->futex_val = val;
+  w->futex_bits = ~0u;
+  w->call_deadline = deadline;
+  w->interrupt = kNever;
+  c->wait = w;
+  return COPYSTACK_MUST_PARK;
+}
+
+int mutex_lock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  auto *m = static_cast<pthread_mutex_t *>(c->p[0]);
+  int me = self_owner();
+  if (!w) {
+    int r = held_by_me(m, me, false);
+    if (r >= 0)
+      return finish(c, w, r);
+    if (try_take(m)) {
+      taken(m, me);
+      return finish(c, w, 0);
+    }
+  }
+  uint64_t deadline = 0;
+  if (!w) {
+    Deadline d;
+    if (!make_deadline(static_cast<const timespec *>(c->p[1]),
+                       static_cast<clockid_t>(c->n[0]), d))
+      return finish(c, w, EINVAL);
+    deadline = d.mono;
+  } else {
+    deadline = w->call_deadline;
+  }
+  if (grab(m)) {
+    taken(m, me);
+    return finish(c, w, 0);
+  }
+  if (end == kTimedOut)
+    return finish(c, w, ETIMEDOUT);
+  return park_on(c, w, lock_word(m), 2, deadline);
+}
+
+int cond_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  auto *cv = static_cast<pthread_cond_t *>(c->p[0]);
+  auto *m = static_cast<pthread_mutex_t *>(c->p[1]);
+  if (!w) {
+    Deadline d;
+    clockid_t clock =
+        c->n[0] < 0 ? cond_clock(cv) : static_cast<clockid_t>(c->n[0]);
+    if (!make_deadline(static_cast<const timespec *>(c->p[2]), clock, d))
+      return finish(c, w, EINVAL);
+    uint32_t seq = cond_seq(cv)->load();
+    cond_waiters(cv)->fetch_add(1);
+    int r = mutex_unlock(m);
+    if (r) {
+      cond_waiters(cv)->fetch_sub(1);
+      return finish(c, w, r);
+    }
+    w = new_wait(0);
+    w->done = kCondWaiting;
+    return park_on(c, w, cond_seq(cv), seq, d.mono);
+  }
+  if (w->done == kCondWaiting) {
+    cond_waiters(cv)->fetch_sub(1);
+    w->done = end == kTimedOut ? kCondRelockTimedOut : kCondRelock;
+  }
+  int result = w->done == kCondRelockTimedOut ? ETIMEDOUT : 0;
+  int me = self_owner();
+  if (grab(m)) {
+    taken(m, me);
+    return finish(c, w, result);
+  }
+  return park_on(c, w, lock_word(m), 2, 0);
+}
+
+int forward(copystack_io_call *c);
+
+} // namespace
+
+int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
+    if (!mutex_ours(static_cast<pthread_mutex_t *>(c->p[0])))
+      return finish(c, w, forward(c));
+    return mutex_lock_call(c, w, end);
+  }
+  if (!cond_ours(static_cast<pthread_cond_t *>(c->p[0])) ||
+      !mutex_ours(static_cast<pthread_mutex_t *>(c->p[1])))
+    return finish(c, w, forward(c));
+  return cond_wait_call(c, w, end);
+}
+
+int64_t pthread_sync_blocking(copystack_io_call *c) {
+  if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
+    auto *m = static_cast<pthread_mutex_t *>(c->p[0]);
+    if (!mutex_ours(m))
+      return forward(c);
+    return mutex_lock_blocking(m, static_cast<const timespec *>(c->p[1]),
+                               static_cast<clockid_t>(c->n[0]));
+  }
+  auto *cv = static_cast<pthread_cond_t *>(c->p[0]);
+  auto *m = static_cast<pthread_mutex_t *>(c->p[1]);
+  if (!cond_ours(cv) || !mutex_ours(m))
+    return forward(c);
+  clockid_t clock =
+      c->n[0] < 0 ? cond_clock(cv) : static_cast<clockid_t>(c->n[0]);
+  return cond_wait_blocking(cv, m, static_cast<const timespec *>(c->p[2]),
+                            clock);
+}
+
+void pthread_sync_after_fork_child() { __copystack_thread.tid = 0; }
+
+bool pthread_sync_binds(const char *const *names, int n) {
+  return sync_enabled() && binds_here(names, n);
+}
+
+} // namespace copystack_rt
+
+using namespace copystack_rt;
+
+// ---- interposers
+// ----------------------------------------------------------------
+// Every caller's, for the same protocol everywhere (above). Not in the
+// runtime built with a sanitizer, which interposes them itself.
+#ifndef COPYSTACK_NO_INTERPOSERS
+extern "C" {
+
+#define EXPORTED __attribute__((visibility("default")))
+
+EXPORTED int CS_INTERPOSER(pthread_mutex_lock)(pthread_mutex_t *m) noexcept {
+  if (!mutex_ours(m)) {
+    return next().mutex_lock(m);
+  }
+  return mutex_lock_blocking(m, nullptr, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_mutex_trylock)(pthread_mutex_t *m) noexcept {
+  if (!mutex_ours(m)) {
+    return next().mutex_trylock(m);
+  }
+  return mutex_trylock(m);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_mutex_timedlock)(
+    pthread_mutex_t *m, const struct timespec *abs) noexcept {
+  if (!mutex_ours(m)) {
+    return next().mutex_timedlock(m, abs);
+  }
+  return mutex_lock_blocking(m, abs, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_mutex_clocklock)(
+    pthread_mutex_t *m, clockid_t clock, const struct timespec *abs) noexcept {
+  if (!mutex_ours(m)) {
+    return next().mutex_clocklock(m, clock, abs);
+  }
+  return mutex_lock_blocking(m, abs, clock);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_mutex_unlock)(pthread_mutex_t *m) noexcept {
+  if (!mutex_ours(m)) {
+    return next().mutex_unlock(m);
+  }
+  return mutex_unlock(m);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_init)(
+    pthread_cond_t *c, const pthread_condattr_t *attr) noexcept {
+  int pshared = PTHREAD_PROCESS_PRIVATE;
+  clockid_t clock = CLOCK_REALTIME;
+  if (attr) {
+    pthread_condattr_getpshared(attr, &pshared);
+    pthread_condattr_getclock(attr, &clock);
+  }
+  if (!sync_enabled() || pshared != PTHREAD_PROCESS_PRIVATE) {
+    return next().cond_init(c, attr);
+  }
+  memset(c, 0, sizeof *c);
+  c->__data.__wrefs = clock == CLOCK_MONOTONIC ? 2 : 0;
+  return 0;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_destroy)(pthread_cond_t *c) noexcept {
+  if (!cond_ours(c)) {
+    return next().cond_destroy(c);
+  }
+  return 0;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_signal)(pthread_cond_t *c) noexcept {
+  if (!cond_ours(c)) {
+    return next().cond_signal(c);
+  }
+  cond_wake(c, 1);
+  return 0;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_broadcast)(pthread_cond_t *c) noexcept {
+  if (!cond_ours(c)) {
+    return next().cond_broadcast(c);
+  }
+  cond_wake(c, INT_MAX);
+  return 0;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_wait)(pthread_cond_t *c,
+                                             pthread_mutex_t *m) {
+  if (!cond_ours(c) || !mutex_ours(m)) {
+    return next().cond_wait(c, m);
+  }
+  return cond_wait_blocking(c, m, nullptr, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_timedwait)(pthread_cond_t *c,
+                                                  pthread_mutex_t *m,
+                                                  const struct timespec *abs) {
+  if (!cond_ours(c) || !mutex_ours(m)) {
+    return next().cond_timedwait(c, m, abs);
+  }
+  return cond_wait_blocking(c, m, abs, cond_clock(c));
+}
+
+EXPORTED int CS_INTERPOSER(pthread_cond_clockwait)(pthread_cond_t *c,
+                                                  pthread_mutex_t *m,
+                                                  clockid_t clock,
+                                                  const struct timespec *abs) {
+  if (!cond_ours(c) || !mutex_ours(m)) {
+    return next().cond_clockwait(c, m, clock, abs);
+  }
+  return cond_wait_blocking(c, m, abs, clock);
+}
+
+} // extern "C"
+#endif
+
+namespace copystack_rt {
+namespace {
+
+// A call the runtime does not take over: the C library's (or the
+// sanitizer's) definition, blocking.
+int forward(copystack_io_call *c) {
+  auto *m = static_cast<pthread_mutex_t *>(
+      c->kind == COPYSTACK_IO_MUTEX_LOCK ? c->p[0] : c->p[1]);
+  auto *cv = static_cast<pthread_cond_t *>(c->p[0]);
+  auto *abs = static_cast<const timespec *>(
+      c->kind == COPYSTACK_IO_MUTEX_LOCK ? c->p[1] : c->p[2]);
+  auto clock = static_cast<clockid_t>(c->n[0]);
+  if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
+    if (!abs) {
+      return next().mutex_lock(m);
+    }
+    return next().mutex_clocklock(m, clock, abs);
+  }
+  if (!abs) {
+    return next().cond_wait(cv, m);
+  }
+  if (c->n[0] < 0) {
+    return next().cond_timedwait(cv, m, abs);
+  }
+  return next().cond_clockwait(cv, m, clock, abs);
+}
+
+} // namespace
+} // namespace copystack_rt

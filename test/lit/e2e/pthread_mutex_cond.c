@@ -1,0 +1,278 @@
+// pthread mutexes and condition variables park tasks and keep their
+// meaning (docs/tasks.md, "Blocking calls"; sched/pthread_sync.cc):
+// - 2,000 tasks wait on one condition variable behind one mutex: the
+//   process has no more threads than its workers, the monitor and the
+//   timer thread; a broadcast wakes them all.
+// - A recursive mutex is a task's, not its thread's: taken twice, held
+//   across a park and a move to another worker, released twice; another
+//   task on the same thread cannot take it meanwhile (EBUSY).
+// - An error-checking mutex: EDEADLK on a second lock, EPERM on an unlock
+//   by another task.
+// - Timeouts: pthread_mutex_timedlock, pthread_cond_timedwait on the
+//   system clock and on a CLOCK_MONOTONIC condition variable,
+//   pthread_cond_clockwait: ETIMEDOUT, never early, the mutex held again.
+// - A plain thread (outside tasks: COPYSTACK_THREADS=0 makes it one) and
+//   tasks share a mutex and a condition variable both ways.
+// Not under TSan, whose interceptors keep these calls (they block the
+// worker there, as before: 2,000 waiters make 2,000 threads).
+// UNSUPPORTED: tsan
+// RUN: %cc %s -o %t -lpthread
+// RUN: env COPYSTACK_WORKERS=2 %run %t | FileCheck %s
+// RUN: env COPYSTACK_WORKERS=1 COPYSTACK_THREADS=0 %run %t | FileCheck %s
+#define _GNU_SOURCE
+#include "Inputs/check.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+static int thread_count(void) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  while ((e = readdir(d)))
+    n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int go_flag, waiting;
+static long woke;
+static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
+
+static void waiter(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&mu);
+  waiting++;
+  while (!go_flag)
+    pthread_cond_wait(&cv, &mu);
+  woke++;
+  pthread_mutex_unlock(&mu);
+  copystack_waitgroup_done(&wg);
+}
+
+static void many_wait(void) {
+  enum { kTasks = 2000 };
+  copystack_waitgroup_add(&wg, kTasks);
+  for (int i = 0; i < kTasks; i++)
+    copystack_go(waiter, 0);
+  for (;;) {
+    pthread_mutex_lock(&mu);
+    int n = waiting;
+    pthread_mutex_unlock(&mu);
+    if (n == kTasks)
+      break;
+    copystack_sleep_ns(1000000);
+  }
+  int threads = thread_count();
+  pthread_mutex_lock(&mu);
+  go_flag = 1;
+  pthread_cond_broadcast(&cv);
+  pthread_mutex_unlock(&mu);
+  copystack_waitgroup_wait(&wg);
+  printf("woke %ld, threads while waiting: %s\n", woke,
+         threads <= 6 ? "few" : "MANY");
+  if (threads > 6)
+    printf("%d threads\n", threads);
+}
+
+static pthread_mutex_t rec, chk;
+static int rec_results[4];
+
+static void recursive_owner(void *arg) {
+  (void)arg;
+  rec_results[0] = pthread_mutex_lock(&rec);
+  rec_results[1] = pthread_mutex_lock(&rec);
+  cs_burn(50);
+  copystack_sleep_ns(20 * 1000 * 1000); // parked holding it; may move
+  copystack_yield();
+  rec_results[2] = pthread_mutex_unlock(&rec);
+  rec_results[3] = pthread_mutex_unlock(&rec);
+  copystack_waitgroup_done(&wg);
+}
+
+static int other_try;
+static void recursive_other(void *arg) {
+  (void)arg;
+  other_try = pthread_mutex_trylock(&rec);
+  copystack_waitgroup_done(&wg);
+}
+
+static int chk_results[3];
+static void errorcheck_owner(void *arg) {
+  (void)arg;
+  chk_results[0] = pthread_mutex_lock(&chk);
+  chk_results[1] = pthread_mutex_lock(&chk);
+  copystack_sleep_ns(20 * 1000 * 1000);
+  pthread_mutex_unlock(&chk);
+  copystack_waitgroup_done(&wg);
+}
+static void errorcheck_other(void *arg) {
+  (void)arg;
+  chk_results[2] = pthread_mutex_unlock(&chk);
+  copystack_waitgroup_done(&wg);
+}
+
+static void kinds(void) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&rec, &a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+  pthread_mutex_init(&chk, &a);
+  pthread_mutexattr_destroy(&a);
+  copystack_waitgroup_add(&wg, 2);
+  copystack_go(recursive_owner, 0);
+  copystack_sleep_ns(5 * 1000 * 1000);
+  copystack_go(recursive_other, 0);
+  copystack_waitgroup_wait(&wg);
+  printf("recursive: %d %d %d %d, other task: %s\n", rec_results[0],
+         rec_results[1], rec_results[2], rec_results[3],
+         other_try == EBUSY ? "EBUSY" : "TOOK IT");
+  copystack_waitgroup_add(&wg, 2);
+  copystack_go(errorcheck_owner, 0);
+  copystack_sleep_ns(5 * 1000 * 1000);
+  copystack_go(errorcheck_other, 0);
+  copystack_waitgroup_wait(&wg);
+  printf("errorcheck: %d %s %s\n", chk_results[0],
+         chk_results[1] == EDEADLK ? "EDEADLK" : "?",
+         chk_results[2] == EPERM ? "EPERM" : "?");
+  printf("destroy: %d %d\n", pthread_mutex_destroy(&rec),
+         pthread_mutex_destroy(&chk));
+}
+
+static struct timespec in_ms(clockid_t clock, long ms) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  t.tv_nsec += ms * 1000000;
+  t.tv_sec += t.tv_nsec / 1000000000;
+  t.tv_nsec %= 1000000000;
+  return t;
+}
+
+static int reached(clockid_t clock, struct timespec when) {
+  struct timespec now;
+  clock_gettime(clock, &now);
+  return now.tv_sec > when.tv_sec ||
+         (now.tv_sec == when.tv_sec && now.tv_nsec >= when.tv_nsec);
+}
+
+static void holder(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&mu);
+  copystack_sleep_ns(60 * 1000 * 1000);
+  pthread_mutex_unlock(&mu);
+  copystack_waitgroup_done(&wg);
+}
+
+static void timeouts(void) {
+  copystack_waitgroup_add(&wg, 1);
+  copystack_go(holder, 0);
+  copystack_sleep_ns(5 * 1000 * 1000);
+  struct timespec t = in_ms(CLOCK_REALTIME, 20);
+  int r = pthread_mutex_timedlock(&mu, &t);
+  printf("timedlock: %s, %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         reached(CLOCK_REALTIME, t) ? "on time" : "EARLY");
+  copystack_waitgroup_wait(&wg);
+
+  pthread_cond_t mono;
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&mono, &ca);
+  pthread_condattr_destroy(&ca);
+  pthread_mutex_lock(&mu);
+  t = in_ms(CLOCK_REALTIME, 20);
+  r = pthread_cond_timedwait(&cv, &mu, &t);
+  int held = pthread_mutex_trylock(&mu) == EBUSY;
+  printf("timedwait: %s, %s, held %d\n", r == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         reached(CLOCK_REALTIME, t) ? "on time" : "EARLY", held);
+  t = in_ms(CLOCK_MONOTONIC, 20);
+  r = pthread_cond_timedwait(&mono, &mu, &t);
+  printf("monotonic: %s, %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         reached(CLOCK_MONOTONIC, t) ? "on time" : "EARLY");
+  t = in_ms(CLOCK_MONOTONIC, 20);
+  r = pthread_cond_clockwait(&cv, &mu, CLOCK_MONOTONIC, &t);
+  printf("clockwait: %s, %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         reached(CLOCK_MONOTONIC, t) ? "on time" : "EARLY");
+  pthread_mutex_unlock(&mu);
+  pthread_cond_destroy(&mono);
+}
+
+// A thread and tasks: the thread waits for the tasks' count on the
+// condition variable, the tasks for the thread's start signal, and both
+// add under the mutex.
+static long counter;
+static int started;
+
+static void adder(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&mu);
+  while (!started)
+    pthread_cond_wait(&cv, &mu);
+  pthread_mutex_unlock(&mu);
+  for (int i = 0; i < 1000; i++) {
+    pthread_mutex_lock(&mu);
+    counter++;
+    if (i % 100 == 0)
+      copystack_yield(); // parked holding it: the thread waits
+    pthread_mutex_unlock(&mu);
+  }
+  pthread_mutex_lock(&mu);
+  pthread_cond_broadcast(&cv);
+  pthread_mutex_unlock(&mu);
+  copystack_waitgroup_done(&wg);
+}
+
+static void *thread_body(void *arg) {
+  (void)arg;
+  usleep(10 * 1000); // a plain thread's sleep, or its bound task's
+  pthread_mutex_lock(&mu);
+  started = 1;
+  pthread_cond_broadcast(&cv);
+  pthread_mutex_unlock(&mu);
+  for (int i = 0; i < 1000; i++) {
+    pthread_mutex_lock(&mu);
+    counter++;
+    pthread_mutex_unlock(&mu);
+  }
+  pthread_mutex_lock(&mu);
+  while (counter < 5000)
+    pthread_cond_wait(&cv, &mu);
+  pthread_mutex_unlock(&mu);
+  return 0;
+}
+
+static void with_thread(void) {
+  copystack_waitgroup_add(&wg, 4);
+  for (int i = 0; i < 4; i++)
+    copystack_go(adder, 0);
+  pthread_t th;
+  pthread_create(&th, 0, thread_body, 0);
+  pthread_join(th, 0);
+  copystack_waitgroup_wait(&wg);
+  printf("with a thread: %ld\n", counter);
+}
+
+int main(void) {
+  many_wait();
+  kinds();
+  timeouts();
+  with_thread();
+  printf("done\n");
+  return 0;
+}
+// CHECK: woke 2000, threads while waiting: few
+// CHECK: recursive: 0 0 0 0, other task: EBUSY
+// CHECK: errorcheck: 0 EDEADLK EPERM
+// CHECK: destroy: 0 0
+// CHECK: timedlock: ETIMEDOUT, on time
+// CHECK: timedwait: ETIMEDOUT, on time, held 1
+// CHECK: monotonic: ETIMEDOUT, on time
+// CHECK: clockwait: ETIMEDOUT, on time
+// CHECK: with a thread: 5000
+// CHECK: done
