@@ -541,6 +541,7 @@ IoWait *new_wait(int nrecs) {
   w->futex = nullptr;
   w->futex_val = w->futex_bits = 0;
   w->fqueued = false;
+  w->handed = false;
   w->interrupt = kNever;
   w->signals = SignalCounts{};
   w->done = 0;
@@ -620,6 +621,36 @@ int futex_wake(const void *addr, int n, uint32_t bits) {
     }
   }
   return woken.ready_all();
+}
+
+bool futex_hand_off(const void *addr, uint64_t since) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (g_futex_waits.load() == 0)
+    return false;
+  FutexBucket &b = futex_bucket(addr);
+  Task *t = nullptr;
+  {
+    std::lock_guard<SpinLock> l(b.lock);
+    for (IoWait *w = b.head; w; w = w->fnext) {
+      if (w->futex != addr)
+        continue;
+      uint64_t st = w->state.load();
+      if (end_of(st) != kWaiting)
+        continue; // its deadline passed: it unlinks itself
+      if (w->started > since)
+        return false; // the oldest wait has not waited that long
+      if (!claim_seq(w, st >> 8, kReady))
+        continue;
+      futex_unlink(b, w);
+      w->handed = true; // before the task runs again: readied below
+      t = w->task;
+      break;
+    }
+  }
+  if (!t)
+    return false;
+  ready(t);
+  return true;
 }
 
 void note_signal(bool restart) {

@@ -193,6 +193,7 @@ struct IoWait {
   uint32_t futex_val = 0, futex_bits = 0;
   IoWait *fnext = nullptr, *fprev = nullptr;
   bool fqueued = false;
+  bool handed = false; // ended by futex_hand_off
 };
 
 // A wait with room for nrecs records (recs points at them, zeroed).
@@ -216,6 +217,12 @@ void pass_on(PollDesc *pd);
 // Returns how many. Plain threads' waits are the kernel's: the caller
 // wakes those with the system call too.
 int futex_wake(const void *addr, int n, uint32_t bits);
+
+// Ends the oldest task's wait on addr if it began before since, marking it
+// handed (IoWait::handed): the waker passes that task what the word
+// guards (pthread_sync.cc: a mutex, kept held). False if there is no such
+// wait.
+bool futex_hand_off(const void *addr, uint64_t since);
 
 // From the signal trampoline (async-signal-safe): a handler ran.
 void note_signal(bool restart);

@@ -358,6 +358,13 @@ int mutex_lock_blocking(pthread_mutex_t *m, const timespec *abs,
   return 0;
 }
 
+// A task that has waited this long for a mutex gets it from the next
+// unlock, which keeps it held for the task (Go's sync.Mutex starvation
+// mode): without it, a task that unlocks and locks again in a loop on the
+// waiter's worker takes the mutex back every time before the woken waiter
+// runs.
+constexpr uint64_t kStarvedNs = 1000 * 1000;
+
 int mutex_unlock(pthread_mutex_t *m) {
   int kind = kind_of(m) & kKindMask;
   if (kind == kRecursive || kind == kErrorCheck) {
@@ -370,6 +377,11 @@ int mutex_unlock(pthread_mutex_t *m) {
   }
   __atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
   --m->__data.__nusers;
+  if (lock_word(m)->load(std::memory_order_relaxed) == 2) {
+    uint64_t now = now_ns();
+    if (now > kStarvedNs && futex_hand_off(lock_word(m), now - kStarvedNs))
+      return 0; // held still, now the waiter's (mutex_lock_call)
+  }
   if (lock_word(m)->exchange(0, std::memory_order_release) > 1)
     wake_word(lock_word(m), 1);
   return 0;
@@ -448,8 +460,10 @@ int finish(copystack_io_call *c, IoWait *w, int64_t result) {
 // none).
 int park_on(copystack_io_call *c, IoWait *w, void *word, uint32_t val,
             uint64_t deadline) {
-  if (!w)
+  if (!w) {
     w = new_wait(0);
+    w->started = now_ns();
+  }
   w->futex = static_cast<const std::atomic<uint32_t> *>(word);
   w->futex_val = val;
   w->futex_bits = ~0u;
@@ -470,6 +484,10 @@ int mutex_lock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
       taken(m, me);
       return finish(c, w, 0);
     }
+  }
+  if (w && w->handed) { // an unlock passed it on, held
+    taken(m, me);
+    return finish(c, w, 0);
   }
   uint64_t deadline = 0;
   if (!w) {
@@ -510,13 +528,15 @@ int cond_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     w->done = kCondWaiting;
     return park_on(c, w, cond_seq(cv), seq, d.mono);
   }
+  int me = self_owner();
   if (w->done == kCondWaiting) {
     cond_waiters(cv)->fetch_sub(1);
     w->done = end == kTimedOut ? kCondRelockTimedOut : kCondRelock;
+    w->started = now_ns(); // waits for the mutex from here
+    w->handed = false;
   }
   int result = w->done == kCondRelockTimedOut ? ETIMEDOUT : 0;
-  int me = self_owner();
-  if (grab(m)) {
+  if (w->handed || grab(m)) {
     taken(m, me);
     return finish(c, w, result);
   }
