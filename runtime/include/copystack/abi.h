@@ -131,7 +131,8 @@
   X(pthread_mutex_lock, 1) X(pthread_mutex_timedlock, 2)                       \
   X(pthread_mutex_clocklock, 3) X(pthread_cond_wait, 2)                        \
   X(pthread_cond_timedwait, 3) X(pthread_cond_clockwait, 4)                    \
-  X(_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE, 2)
+  X(_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE, 2)             \
+  X(sem_wait, 1) X(sem_timedwait, 2) X(sem_clockwait, 3)
 
 /* Every instrumented function is preceded by 24 bytes of prefix data:
  *

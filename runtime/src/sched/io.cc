@@ -308,6 +308,7 @@ int64_t blocking_call(copystack_io_call *c) {
     return raw_futex(p[0], n[0], n[1], p[1], p[2], n[2]);
   case COPYSTACK_IO_MUTEX_LOCK:
   case COPYSTACK_IO_COND_WAIT:
+  case COPYSTACK_IO_SEM_WAIT:
     return pthread_sync_blocking(c);
   }
   fatal("a blocking call of unknown kind %d", c->kind);
@@ -1190,6 +1191,7 @@ extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
     return futex_call(c, w, end);
   case COPYSTACK_IO_MUTEX_LOCK:
   case COPYSTACK_IO_COND_WAIT:
+  case COPYSTACK_IO_SEM_WAIT:
     return pthread_sync_call(c, w, end);
   case COPYSTACK_IO_POLL:
   case COPYSTACK_IO_PPOLL:

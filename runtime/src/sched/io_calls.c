@@ -20,6 +20,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/select.h>
@@ -240,4 +241,23 @@ EXPORT void __copystack_blocking__ZNSt18condition_variable4waitERSt11unique_lock
   int r = __copystack_blocking_pthread_cond_wait(c, *lock);
   if (r)
     _ZSt20__throw_system_errori(r);
+}
+
+/* POSIX semaphores (pthread_sync.cc): a task's wait parks; 0, or -1 with
+ * errno, as the C library's. sem_timedwait's timeout is on the system
+ * clock. */
+EXPORT int __copystack_blocking_sem_wait(sem_t *s) {
+  return (int)run(COPYSTACK_IO_SEM_WAIT, -1, s, 0, 0, 0, CLOCK_REALTIME, 0, 0);
+}
+
+EXPORT int __copystack_blocking_sem_timedwait(sem_t *s,
+                                              const struct timespec *abstime) {
+  return (int)run(COPYSTACK_IO_SEM_WAIT, -1, s, (void *)abstime, 0, 0,
+                  CLOCK_REALTIME, 0, 0);
+}
+
+EXPORT int __copystack_blocking_sem_clockwait(sem_t *s, clockid_t clock,
+                                              const struct timespec *abstime) {
+  return (int)run(COPYSTACK_IO_SEM_WAIT, -1, s, (void *)abstime, 0, 0, clock, 0,
+                  0);
 }

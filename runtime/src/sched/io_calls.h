@@ -39,6 +39,7 @@ enum copystack_io_kind {
   COPYSTACK_IO_MUTEX_LOCK,/* -   mutex abstime             clock         */
   COPYSTACK_IO_COND_WAIT, /* -   cond mutex abstime        clock (-1: the
                                                            cond's own)   */
+  COPYSTACK_IO_SEM_WAIT,  /* -   sem abstime               clock         */
   COPYSTACK_IO_KINDS
 };
 

@@ -31,6 +31,12 @@
 // pthread_cond_init are where glibc keeps them; a process-shared one stays
 // glibc's.
 //
+// POSIX semaphores keep glibc's layout and protocol (a 64-bit word: the
+// value in the low half, which waiters wait on, the count of waiters in
+// the high half): a task's sem_wait parks on the value, and every
+// sem_post in the process wakes a task or else a thread. Process-shared
+// ones stay glibc's.
+//
 // Under a sanitizer that interposes these calls itself (TSan), everything
 // goes to the sanitizer's interceptors, and waits block as before.
 #include "platform/split_stack_notes.h"
@@ -51,6 +57,7 @@
 #include <dlfcn.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +82,7 @@ CS_DECLARE_REAL(pthread_cond_broadcast, ::pthread_cond_broadcast)
 CS_DECLARE_REAL(pthread_cond_wait, ::pthread_cond_wait)
 CS_DECLARE_REAL(pthread_cond_timedwait, ::pthread_cond_timedwait)
 CS_DECLARE_REAL(pthread_cond_clockwait, ::pthread_cond_clockwait)
+CS_DECLARE_REAL(sem_post, ::sem_post)
 
 namespace copystack_rt {
 
@@ -87,7 +95,8 @@ const char *const kInterposed[] = {
     "pthread_mutex_lock",     "pthread_mutex_trylock", "pthread_mutex_timedlock",
     "pthread_mutex_clocklock", "pthread_mutex_unlock", "pthread_cond_init",
     "pthread_cond_destroy",   "pthread_cond_signal",   "pthread_cond_broadcast",
-    "pthread_cond_wait",      "pthread_cond_timedwait", "pthread_cond_clockwait"};
+    "pthread_cond_wait",      "pthread_cond_timedwait", "pthread_cond_clockwait",
+    "sem_post"};
 
 bool binds_here(const char *const *names, int n);
 
@@ -146,6 +155,9 @@ struct Next {
   int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const timespec *);
   int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
                         const timespec *);
+  int (*sem_post)(sem_t *);
+  int (*sem_wait)(sem_t *);
+  int (*sem_clockwait)(sem_t *, clockid_t, const timespec *);
 };
 
 #define CS_RESOLVE(field, name)                                                \
@@ -168,6 +180,11 @@ const Next &next() {
     CS_RESOLVE(cond_wait, pthread_cond_wait)
     CS_RESOLVE(cond_timedwait, pthread_cond_timedwait)
     CS_RESOLVE(cond_clockwait, pthread_cond_clockwait)
+    CS_RESOLVE(sem_post, sem_post)
+    // Not interposed: the program's binding is the C library's (or a
+    // sanitizer's).
+    n.sem_wait = ::sem_wait;
+    n.sem_clockwait = ::sem_clockwait;
     return n;
   }();
   return fns;
@@ -438,6 +455,57 @@ int cond_wait_blocking(pthread_cond_t *c, pthread_mutex_t *m,
   return timed_out;
 }
 
+// ---- semaphores
+// -----------------------------------------------------------------
+
+// glibc's sem_t: the value and the waiters in one word, then glibc's
+// futex flag word: 0 for a private semaphore, FUTEX_PRIVATE_FLAG (its
+// LLL_SHARED, to be XORed with the thread's) for a process-shared one.
+struct Sem {
+  std::atomic<uint64_t> data;
+  int shared;
+  int pad;
+};
+static_assert(sizeof(Sem) <= sizeof(sem_t), "glibc's sem_t");
+constexpr uint64_t kSemWaiter = uint64_t(1) << 32;
+constexpr uint32_t kSemValueMax = 0x7fffffff; // SEM_VALUE_MAX
+
+Sem *sem_of(sem_t *s) { return reinterpret_cast<Sem *>(s); }
+
+bool sem_ours(sem_t *s) {
+  return sync_enabled() &&
+         __atomic_load_n(&sem_of(s)->shared, __ATOMIC_RELAXED) == 0;
+}
+
+// The value word, which waiters wait on (the low half, little-endian).
+void *sem_value_word(sem_t *s) { return &sem_of(s)->data; }
+
+// Takes a token if there is one (and, for a waiter, leaves the waiters
+// at the same time).
+bool sem_take(sem_t *s, bool waiter) {
+  auto &d = sem_of(s)->data;
+  uint64_t v = d.load(std::memory_order_relaxed);
+  while (static_cast<uint32_t>(v))
+    if (d.compare_exchange_weak(v, v - 1 - (waiter ? kSemWaiter : 0),
+                                std::memory_order_acquire))
+      return true;
+  return false;
+}
+
+int sem_post_ours(sem_t *s) {
+  auto &d = sem_of(s)->data;
+  uint64_t v = d.load(std::memory_order_relaxed);
+  do {
+    if (static_cast<uint32_t>(v) == kSemValueMax) {
+      errno = EOVERFLOW;
+      return -1;
+    }
+  } while (!d.compare_exchange_weak(v, v + 1, std::memory_order_release));
+  if (v >> 32)
+    wake_word(sem_value_word(s), 1);
+  return 0;
+}
+
 // ---- the calls that park
 // --------------------------------------------------------
 // copystack_io_call for COPYSTACK_IO_MUTEX_LOCK: p[0] the mutex, p[1] the
@@ -543,11 +611,47 @@ int cond_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   return park_on(c, w, lock_word(m), 2, 0);
 }
 
+// COPYSTACK_IO_SEM_WAIT: p[0] the semaphore, p[1] the absolute timeout
+// or null, n[0] its clock. Returns 0, or -1 with errno, as sem_wait.
+int sem_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  auto *s = static_cast<sem_t *>(c->p[0]);
+  if (!w) {
+    if (sem_take(s, false))
+      return finish(c, w, 0);
+    Deadline d;
+    if (!make_deadline(static_cast<const timespec *>(c->p[1]),
+                       static_cast<clockid_t>(c->n[0]), d)) {
+      errno = EINVAL;
+      return finish(c, w, -1);
+    }
+    sem_of(s)->data.fetch_add(kSemWaiter, std::memory_order_relaxed);
+    w = new_wait(0);
+    w->started = now_ns();
+    w->call_deadline = d.mono;
+  }
+  if (sem_take(s, true))
+    return finish(c, w, 0);
+  if (end == kTimedOut || end == kInterrupted) {
+    sem_of(s)->data.fetch_sub(kSemWaiter, std::memory_order_relaxed);
+    errno = end == kTimedOut ? ETIMEDOUT : EINTR;
+    return finish(c, w, -1);
+  }
+  park_on(c, w, sem_value_word(s), 0, w->call_deadline);
+  w->interrupt = kAlways; // sem_wait returns EINTR after a handler
+  w->signals = signal_counts();
+  return COPYSTACK_MUST_PARK;
+}
+
 int forward(copystack_io_call *c);
 
 } // namespace
 
 int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  if (c->kind == COPYSTACK_IO_SEM_WAIT) {
+    if (!sem_ours(static_cast<sem_t *>(c->p[0])))
+      return finish(c, w, forward(c));
+    return sem_wait_call(c, w, end);
+  }
   if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
     if (!mutex_ours(static_cast<pthread_mutex_t *>(c->p[0])))
       return finish(c, w, forward(c));
@@ -560,6 +664,8 @@ int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 }
 
 int64_t pthread_sync_blocking(copystack_io_call *c) {
+  if (c->kind == COPYSTACK_IO_SEM_WAIT)
+    return forward(c); // glibc's wait follows the same protocol
   if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
     auto *m = static_cast<pthread_mutex_t *>(c->p[0]);
     if (!mutex_ours(m))
@@ -699,6 +805,12 @@ EXPORTED int CS_INTERPOSER(pthread_cond_clockwait)(pthread_cond_t *c,
   return cond_wait_blocking(c, m, abs, clock);
 }
 
+EXPORTED int CS_INTERPOSER(sem_post)(sem_t *s) noexcept {
+  if (!sem_ours(s))
+    return next().sem_post(s);
+  return sem_post_ours(s);
+}
+
 } // extern "C"
 #endif
 
@@ -708,6 +820,13 @@ namespace {
 // A call the runtime does not take over: the C library's (or the
 // sanitizer's) definition, blocking.
 int forward(copystack_io_call *c) {
+  if (c->kind == COPYSTACK_IO_SEM_WAIT) {
+    auto *s = static_cast<sem_t *>(c->p[0]);
+    auto *abs = static_cast<const timespec *>(c->p[1]);
+    if (!abs)
+      return next().sem_wait(s);
+    return next().sem_clockwait(s, static_cast<clockid_t>(c->n[0]), abs);
+  }
   auto *m = static_cast<pthread_mutex_t *>(
       c->kind == COPYSTACK_IO_MUTEX_LOCK ? c->p[0] : c->p[1]);
   auto *cv = static_cast<pthread_cond_t *>(c->p[0]);

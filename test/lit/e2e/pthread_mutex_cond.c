@@ -13,6 +13,8 @@
 //   pthread_cond_clockwait: ETIMEDOUT, never early, the mutex held again.
 // - A plain thread (outside tasks: COPYSTACK_THREADS=0 makes it one) and
 //   tasks share a mutex and a condition variable both ways.
+// - POSIX semaphores: 1,000 tasks wait on one (few threads); a task and a
+//   plain thread post; sem_timedwait times out with ETIMEDOUT.
 // - No starvation: a task that locks and unlocks in a loop for 200 ms
 //   does not keep a waiting task off the mutex until it stops (the waiter
 //   gets it from an unlock once it has waited 1 ms; without that it woke
@@ -23,12 +25,16 @@
 // RUN: %cc %s -o %t -lpthread
 // RUN: env COPYSTACK_WORKERS=2 %run %t | FileCheck %s
 // RUN: env COPYSTACK_WORKERS=1 COPYSTACK_THREADS=0 %run %t | FileCheck %s
+// The same in a static executable, whose interposers are --wrap'ed:
+// RUN: %cc -static %s -o %t.static -lpthread
+// RUN: env COPYSTACK_WORKERS=2 %run %t.static | FileCheck %s
 #define _GNU_SOURCE
 #include "Inputs/check.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -300,11 +306,53 @@ static void no_starvation(void) {
                                      : "STARVED UNTIL THE LOOP ENDED");
 }
 
+static sem_t sem;
+static long sem_got;
+
+static void sem_waiter(void *arg) {
+  (void)arg;
+  if (sem_wait(&sem) == 0)
+    __atomic_fetch_add(&sem_got, 1, __ATOMIC_RELAXED);
+  copystack_waitgroup_done(&wg);
+}
+
+static void *sem_poster(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 500; i++)
+    sem_post(&sem);
+  return 0;
+}
+
+static void semaphores(void) {
+  enum { kTasks = 1000 };
+  sem_init(&sem, 0, 0);
+  copystack_waitgroup_add(&wg, kTasks);
+  for (int i = 0; i < kTasks; i++)
+    copystack_go(sem_waiter, 0);
+  copystack_sleep_ns(20 * 1000 * 1000);
+  int threads = thread_count();
+  pthread_t th;
+  pthread_create(&th, 0, sem_poster, 0);
+  for (int i = 0; i < 500; i++)
+    sem_post(&sem);
+  pthread_join(th, 0);
+  copystack_waitgroup_wait(&wg);
+  struct timespec t = in_ms(CLOCK_REALTIME, 20);
+  int r = sem_timedwait(&sem, &t);
+  int err = errno;
+  printf("semaphore: %ld, threads while waiting: %s; timed: %d %s, %s\n",
+         sem_got, threads <= 6 ? "few" : "MANY", r,
+         err == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         reached(CLOCK_REALTIME, t) ? "on time" : "EARLY");
+  sem_destroy(&sem);
+}
+
 int main(void) {
   many_wait();
   kinds();
   timeouts();
   with_thread();
+  semaphores();
   no_starvation();
   printf("done\n");
   return 0;
@@ -318,5 +366,6 @@ int main(void) {
 // CHECK: monotonic: ETIMEDOUT, on time
 // CHECK: clockwait: ETIMEDOUT, on time
 // CHECK: with a thread: 5000
+// CHECK: semaphore: 1000, threads while waiting: few; timed: -1 ETIMEDOUT, on time
 // CHECK: latecomer: got it while the loop ran
 // CHECK: done
