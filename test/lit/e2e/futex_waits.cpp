@@ -26,19 +26,10 @@
 #include <barrier>
 #include <chrono>
 #include <copystack/copystack.hpp>
-#include <dirent.h>
+#include "Inputs/thread_count.h"
 #include <latch>
 #include <semaphore>
 #include <thread>
-
-static int thread_count() {
-  int n = 0;
-  DIR *d = opendir("/proc/self/task");
-  while (dirent *e = readdir(d))
-    n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
 
 static void many_park() {
   constexpr int kTasks = 2000;
@@ -57,7 +48,7 @@ static void many_park() {
     });
   all_waiting.wait();
   copystack_sleep_ns(20 * 1000 * 1000); // all of them in acquire()
-  int threads = thread_count();
+  int threads = cs_thread_count();
   sem.release(kTasks);
   copystack_sleep_ns(5 * 1000 * 1000); // now in word.wait()
   word.store(1);

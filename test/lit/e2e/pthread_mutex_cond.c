@@ -31,22 +31,12 @@
 #define _GNU_SOURCE
 #include "Inputs/check.h"
 
-#include <dirent.h>
+#include "Inputs/thread_count.h"
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <time.h>
 #include <unistd.h>
-
-static int thread_count(void) {
-  int n = 0;
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  while ((e = readdir(d)))
-    n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -78,7 +68,7 @@ static void many_wait(void) {
       break;
     copystack_sleep_ns(1000000);
   }
-  int threads = thread_count();
+  int threads = cs_thread_count();
   pthread_mutex_lock(&mu);
   go_flag = 1;
   pthread_cond_broadcast(&cv);
@@ -330,7 +320,7 @@ static void semaphores(void) {
   for (int i = 0; i < kTasks; i++)
     copystack_go(sem_waiter, 0);
   copystack_sleep_ns(20 * 1000 * 1000);
-  int threads = thread_count();
+  int threads = cs_thread_count();
   pthread_t th;
   pthread_create(&th, 0, sem_poster, 0);
   for (int i = 0; i < 500; i++)

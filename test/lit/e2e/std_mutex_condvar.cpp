@@ -17,21 +17,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <copystack/copystack.hpp>
-#include <dirent.h>
+#include "Inputs/thread_count.h"
 #include <mutex>
 #include <queue>
 
 void plain_push(std::mutex &mu, std::condition_variable &cv,
                 std::queue<int> &q, int value);
-
-static int thread_count() {
-  int n = 0;
-  DIR *d = opendir("/proc/self/task");
-  while (dirent *e = readdir(d))
-    n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
 
 int main() {
   constexpr int kTasks = 2000;
@@ -61,7 +52,7 @@ int main() {
     }
     copystack_sleep_ns(1000 * 1000);
   }
-  int threads = thread_count();
+  int threads = cs_thread_count();
   for (int i = 0; i < kTasks; i++) {
     if (i % 2) {
       plain_push(mu, cv, q, i);
