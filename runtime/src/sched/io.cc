@@ -52,6 +52,7 @@
 #include "platform/interpose.h"
 #include "platform/sanitizers.h"
 #include "platform/split_stack_notes.h"
+#include "raw_syscall.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
 #include "sched/io_calls.h"
@@ -114,7 +115,6 @@ CS_DECLARE_REAL(closefrom, ::closefrom)
 CS_DECLARE_REAL(fcntl64, ::fcntl64)
 CS_DECLARE_REAL(ioctl, ::ioctl)
 CS_DECLARE_REAL(setsockopt, ::setsockopt)
-CS_DECLARE_REAL(syscall, ::syscall)
 
 namespace copystack_rt {
 namespace {
@@ -1003,18 +1003,14 @@ bool sleep_deadline(const copystack_io_call *c, uint64_t now, uint64_t &out,
 
 } // namespace
 
-// The futex system call, through the C library's syscall(), not the
-// runtime's interposer of it (pthread_sync.h uses it too).
+// The futex system call itself, not through the runtime's interposer of
+// syscall() (pthread_sync.h uses it too).
 int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
                   void *uaddr2, int64_t val3) {
-  using SyscallFn = long (*)(long, ...);
-#ifdef COPYSTACK_NO_INTERPOSERS
-  static SyscallFn fn = ::syscall;
-#else
-  static SyscallFn fn = CS_NEXT(SyscallFn, syscall);
-#endif
-  return fn(SYS_futex, uaddr, static_cast<int>(op), static_cast<uint32_t>(val),
-            ts, uaddr2, static_cast<uint32_t>(val3));
+  return raw_syscall(SYS_futex, reinterpret_cast<long>(uaddr),
+                     static_cast<int>(op), static_cast<uint32_t>(val),
+                     reinterpret_cast<long>(ts), reinterpret_cast<long>(uaddr2),
+                     static_cast<uint32_t>(val3));
 }
 
 namespace {
@@ -1339,8 +1335,9 @@ __attribute__((visibility("default"))) long CS_INTERPOSER(syscall)(long nr, ...)
                           uaddr2, a[5]);
     return r >= 0 ? r + tasks : r;
   }
-  NEXT(long (*)(long, ...), syscall);
-  return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+  // Not the C library's syscall() found by a function-local static: its
+  // initialization could wait, through this very function (raw_syscall.h).
+  return raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 } // extern "C"

@@ -2,6 +2,7 @@
 #include "platform/split_stack_notes.h"
 #include "sched/scheduler.h"
 #include "sched/timer.h"
+#include "raw_syscall.h"
 #include "platform/signals.h"
 #include "core/copy.h"
 #include "core/shrink.h"
@@ -132,9 +133,10 @@ Scheduler g_sched;
 std::atomic<int> g_requested_workers{0};
 void start_rest();
 
+// Not through syscall(), which the runtime interposes (raw_syscall.h).
 long futex(std::atomic<int> *word, int op, int val) {
-  return syscall(SYS_futex, reinterpret_cast<int *>(word), op, val, nullptr,
-                 nullptr, 0);
+  return raw_syscall(SYS_futex, reinterpret_cast<long>(word), op, val, 0, 0,
+                     0);
 }
 
 uint32_t fastrand(Worker *w) {
