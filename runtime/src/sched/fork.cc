@@ -63,6 +63,7 @@ void release() {
 }
 
 void in_child() {
+  futex_table_after_fork_child(); // before release(): its unlocks use it
   release();
   pthread_sync_after_fork_child();
   deadlock_after_fork_child();

@@ -716,15 +716,16 @@ uint64_t netpoll_waiting() { return g.waiting.load(); }
 void netpoll_fork_lock() {
   g_free_lock.lock();
   g.interrupting.lock();
-  for (FutexBucket &b : g_futex) // in index order
-    b.lock.lock();
 }
 
 void netpoll_fork_unlock() {
-  for (int i = kFutexBuckets - 1; i >= 0; --i)
-    g_futex[i].lock.unlock();
   g.interrupting.unlock();
   g_free_lock.unlock();
+}
+
+void futex_table_after_fork_child() {
+  for (FutexBucket &b : g_futex)
+    b.lock.word().store(0);
 }
 
 void netpoll_reopen_after_fork_child() {

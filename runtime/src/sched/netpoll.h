@@ -73,6 +73,13 @@ uint64_t netpoll_waiting();
 // thread was changing at the moment of the fork may lose that change.
 void netpoll_fork_lock();
 void netpoll_fork_unlock();
+// In the child, first of all: the futex table's bucket locks, which are
+// not taken before a fork (the runtime's own mutexes go through
+// pthread_sync.cc, whose unlocks look at the table: the locks released
+// after the fork would have waited for buckets the fork held), are
+// released in case another thread held one (its list may then miss that
+// thread's change, as a descriptor's can).
+void futex_table_after_fork_child();
 // In the child, before its new threads start: the new epoll instance.
 void netpoll_reopen_after_fork_child();
 // Once the scheduler runs again: the descriptors registered, the waits
