@@ -76,17 +76,6 @@ bool all_from(void *lib, int group) {
   return true;
 }
 
-// The MUTEX group bound to the runtime's own interposers
-// (sched/pthread_sync.cc), whose stack use is small and known too.
-bool mutexes_are_the_runtimes() {
-  const char *names[8];
-  int n = 0;
-  for (const auto &f : kFunctions)
-    if (f.group == COPYSTACK_IN_PLACE_MUTEX && n < 8)
-      names[n++] = f.name;
-  return copystack_rt::pthread_sync_binds(names, n);
-}
-
 __attribute__((constructor)) void detect_libc() {
   if (!copystack_rt::is_process_runtime())
     return; // the process's runtime detects it (platform/runtime.h)
@@ -102,7 +91,8 @@ __attribute__((constructor)) void detect_libc() {
   int groups = 0;
   if (allocator_is_glibc())
     groups |= COPYSTACK_IN_PLACE_ALLOC;
-  if (all_from(libc, COPYSTACK_IN_PLACE_MUTEX) || mutexes_are_the_runtimes())
+  if (all_from(libc, COPYSTACK_IN_PLACE_MUTEX) ||
+      copystack_rt::pthread_sync_owns_mutexes())
     groups |= COPYSTACK_IN_PLACE_MUTEX;
   if (all_from(libc, COPYSTACK_IN_PLACE_SCAN))
     groups |= COPYSTACK_IN_PLACE_SCAN;

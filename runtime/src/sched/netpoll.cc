@@ -623,10 +623,14 @@ int futex_wake(const void *addr, int n, uint32_t bits) {
   return woken.ready_all();
 }
 
-bool futex_hand_off(const void *addr, uint64_t since) {
+bool futex_hand_off(const void *addr, uint64_t waited_ns) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (g_futex_waits.load() == 0)
+    return false; // the usual case: no clock read
+  uint64_t now = now_ns();
+  if (now < waited_ns)
     return false;
+  const uint64_t since = now - waited_ns;
   FutexBucket &b = futex_bucket(addr);
   Task *t = nullptr;
   {

@@ -225,11 +225,11 @@ void pass_on(PollDesc *pd);
 // wakes those with the system call too.
 int futex_wake(const void *addr, int n, uint32_t bits);
 
-// Ends the oldest task's wait on addr if it began before since, marking it
-// handed (IoWait::handed): the waker passes that task what the word
-// guards (pthread_sync.cc: a mutex, kept held). False if there is no such
-// wait.
-bool futex_hand_off(const void *addr, uint64_t since);
+// Ends the oldest task's wait on addr if it has lasted waited_ns or more,
+// marking it handed (IoWait::handed): the waker passes that task what the
+// word guards (pthread_sync.cc: a mutex, kept held). False if there is no
+// such wait (without reading the clock when no task waits on any word).
+bool futex_hand_off(const void *addr, uint64_t waited_ns);
 
 // From the signal trampoline (async-signal-safe): a handler ran.
 void note_signal(bool restart);

@@ -212,7 +212,7 @@ bool binds_here(const char *const *names, int n) {
 
 // glibc's mutex kinds (pthread_mutex_t::__data.__kind).
 constexpr int kKindMask = 3;
-constexpr int kTimed = 0, kRecursive = 1, kErrorCheck = 2;
+constexpr int kRecursive = 1, kErrorCheck = 2; // 0: the default (timed) kind
 constexpr int kElisionFlags = 256 | 512;
 // A task's owner id: bit 30 set, never a thread id (at most 2^22).
 constexpr uint32_t kTaskOwner = 0x40000000u;
@@ -394,11 +394,9 @@ int mutex_unlock(pthread_mutex_t *m) {
   }
   __atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
   --m->__data.__nusers;
-  if (lock_word(m)->load(std::memory_order_relaxed) == 2) {
-    uint64_t now = now_ns();
-    if (now > kStarvedNs && futex_hand_off(lock_word(m), now - kStarvedNs))
-      return 0; // held still, now the waiter's (mutex_lock_call)
-  }
+  if (lock_word(m)->load(std::memory_order_relaxed) == 2 &&
+      futex_hand_off(lock_word(m), kStarvedNs))
+    return 0; // held still, now the waiter's (mutex_lock_call)
   if (lock_word(m)->exchange(0, std::memory_order_release) > 1)
     wake_word(lock_word(m), 1);
   return 0;
@@ -685,9 +683,7 @@ int64_t pthread_sync_blocking(copystack_io_call *c) {
 
 void pthread_sync_after_fork_child() { __copystack_thread.tid = 0; }
 
-bool pthread_sync_binds(const char *const *names, int n) {
-  return sync_enabled() && binds_here(names, n);
-}
+bool pthread_sync_owns_mutexes() { return sync_enabled(); }
 
 } // namespace copystack_rt
 

@@ -24,10 +24,10 @@ int64_t pthread_sync_blocking(copystack_io_call *c);
 int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
                   void *uaddr2, int64_t val3);
 
-// Whether the program's binding of every one of names is this runtime's
-// interposer, which takes the mutexes over (platform/libc_in_place.cc:
-// then the MUTEX group runs in place).
-bool pthread_sync_binds(const char *const *names, int n);
+// Whether the runtime takes the mutexes over: its interposers are the
+// program's bindings of every name it interposes, the MUTEX group's among
+// them (platform/libc_in_place.cc: then that group runs in place).
+bool pthread_sync_owns_mutexes();
 
 // fork(): the child's thread has a thread id of its own.
 void pthread_sync_after_fork_child();

@@ -15,7 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
+#include "Inputs/fork_tally.h"
 #include <unistd.h>
 
 static volatile int stop;
@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
   copystack_waitgroup_add(&wg, 2);
   copystack_go(sleeper, 0);
   copystack_go(sleeper, 0);
-  int ok = 0, hung = 0, other = 0;
+  struct cs_fork_tally t = {0, 0, 0};
   for (int i = 0; i < n; ++i) {
     copystack_sleep_ns((i % 3) * 300 * 1000); // forks at every phase
     pid_t pid = fork();
@@ -43,19 +43,12 @@ int main(int argc, char **argv) {
       copystack_sleep_ns(1000 * 1000);
       _exit(7);
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 7)
-      ++ok;
-    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-      ++hung;
-    else
-      ++other;
+    cs_wait_child(pid, &t);
   }
   stop = 1;
   copystack_waitgroup_wait(&wg);
-  printf("%d children slept and exited, %d hung, %d failed otherwise\n", ok,
-         hung, other);
-  return ok != n;
+  printf("%d children slept and exited, %d hung, %d failed otherwise\n", t.ok,
+         t.hung, t.other);
+  return t.ok != n;
 }
 // CHECK: [[#N]] children slept and exited, 0 hung, 0 failed otherwise

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
+#include "Inputs/fork_tally.h"
 #include <unistd.h>
 
 enum { kEach = 10 };
@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
   copystack_go(locker, 0);
   copystack_go(locker, 0);
   copystack_sleep_ns(10 * 1000 * 1000); // all of them waiting
-  int ok = 0, hung = 0, other = 0;
+  struct cs_fork_tally t = {0, 0, 0};
   for (int i = 0; i < n; ++i) {
     copystack_sleep_ns((i % 3) * 300 * 1000);
     pid_t pid = fork();
@@ -108,21 +108,14 @@ int main(int argc, char **argv) {
       release_all();
       _exit(7);
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 7)
-      ++ok;
-    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-      ++hung;
-    else
-      ++other;
+    cs_wait_child(pid, &t);
   }
   stop = 1;
   copystack_waitgroup_wait(&lockers);
   release_all();
   printf("%d children released their waiters and exited, %d hung, %d failed "
          "otherwise; the parent's released too\n",
-         ok, hung, other);
-  return ok != n;
+         t.ok, t.hung, t.other);
+  return t.ok != n;
 }
 // CHECK: [[#N]] children released their waiters and exited, 0 hung, 0 failed otherwise; the parent's released too
