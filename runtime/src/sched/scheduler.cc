@@ -12,6 +12,7 @@
 #include "platform/config.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
+#include "platform/spinlock.h"
 #include "platform/sanitizers.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
@@ -44,8 +45,9 @@ namespace copystack_rt {
 
 struct Worker {
   int id = 0;
-  // Replaced in its slot by a spare while stuck in a foreign call: exits
-  // once it finds nothing of its own to run.
+  // Replaced in its slot by a spare while stuck in a foreign call: gives
+  // what is queued on it to the global queue, runs the tasks preempted on
+  // its thread (they resume only there), and exits when it has none.
   std::atomic<bool> retired{false};
   // Go's runq: the owner puts at tail and takes at head; thieves take half
   // from head with a compare-and-swap.
@@ -63,6 +65,10 @@ struct Worker {
   bool refill_global = false;
   // Published once the worker runs; the monitor reads its foreign-call state.
   std::atomic<Thread *> thread{nullptr};
+  // Held while the monitor writes to a retired worker's thread, and by the
+  // thread when it unpublishes itself to exit: its thread-local storage
+  // goes with it.
+  SpinLock thread_lock;
   // The monitor's last look at this worker's foreign calls.
   uint64_t seen_seq = 0;
   int stuck_polls = 0;
@@ -127,6 +133,10 @@ struct Scheduler {
   // tasks running now: for scheduler_quiet().
   std::atomic<int> worker_threads{0};
   std::atomic<int> bound_running{0};
+  // Retired workers whose threads still run (the monitor's own list; a
+  // forked child starts it again).
+  Worker *retired[kMaxWorkers];
+  int nretired = 0;
 };
 
 Scheduler g_sched;
@@ -296,6 +306,24 @@ Task *runq_steal(Worker *w, Worker *victim, bool take_runnext) {
 // tasks, and a task readied moments ago (an acceptor woken by the poller)
 // would wait behind them all. The stuck thread may still take from its
 // queue; it puts nothing more in it (own_worker).
+// A retired worker's runnext and queue, to the global queue; whether
+// there were any.
+bool shed_queue(Worker *w) {
+  bool any = false;
+  if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel)) {
+    global_put(t);
+    any = true;
+  }
+  Task *batch[Worker::kQueue];
+  while (uint32_t n = runq_grab(w, batch, true)) {
+    for (uint32_t i = 0; i + 1 < n; ++i)
+      batch[i]->next = batch[i + 1];
+    g_sched.global.put_chain(batch[0], batch[n - 1], n);
+    any = true;
+  }
+  return any;
+}
+
 void inherit_queue(Worker *spare, Worker *stuck) {
   spare->runnext.store(stuck->runnext.exchange(nullptr),
                        std::memory_order_relaxed);
@@ -462,11 +490,12 @@ constexpr int kSpinRounds = 64;
 Task *find_work(Worker *w) {
   for (;;) {
     if (w->retired.load(std::memory_order_relaxed)) {
-      if (Task *t = w->runnext.exchange(nullptr, std::memory_order_acq_rel))
-        return t;
-      if (Task *t = preempted_take(true))
-        return t;
-      return runq_get(w); // null: the thread exits
+      // Runnable anywhere: to the global queue, for the workers the monitor
+      // watches. Only the tasks preempted here stay (they resume on the
+      // thread they stopped on), each asked to yield on every monitor tick.
+      if (shed_queue(w))
+        wake_one();
+      return preempted_take(true); // null: the thread exits
     }
     if (Task *t = look(w, false))
       return t;
@@ -604,6 +633,9 @@ void *worker_main(void *arg) {
       finish(t);
     }
   }
+  w->thread_lock.lock();
+  w->thread.store(nullptr, std::memory_order_release);
+  w->thread_lock.unlock();
   th.worker = nullptr;
   g_sched.worker_threads.fetch_sub(1);
   return nullptr;
@@ -677,14 +709,37 @@ void start_rest() {
 // yield (preempt.h), and replaces stuck workers: a worker that has been in
 // the same foreign call for two looks in a row (1-2 ms) while tasks wait is
 // stuck, and a spare worker thread takes its place until it comes back.
-// The spare takes the stuck worker's slot and queues: the stuck thread,
-// when its call returns, finishes its task (and anything put in its queue
-// while it was being replaced), then exits (what its task makes runnable
-// meanwhile goes to the woken queue).
+// The spare takes the stuck worker's slot and queues. The stuck thread's
+// task yields when its call returns; the thread gives anything put in its
+// queue while it was being replaced to the global queue, runs the tasks
+// that were preempted on it until each parks or ends (preempt_retired),
+// then exits. What its tasks make runnable meanwhile goes to the woken
+// queue.
 constexpr uint64_t kHandoffStreakNs = 20 * 1000 * 1000;
 // Said once: a spare worker's thread could not be started.
 std::atomic<bool> g_spare_failed{false};
 constexpr int kMaxHandoffStreak = 2;
+
+// A retired thread's task, and each task preempted on it, is asked to
+// yield on every tick: they resume only there, and no slot's watch sees
+// that thread any more. Without this, one busy task there held the others
+// forever (a replaced worker's thread ran its task, which spun, and the
+// tasks preempted there earlier never ran again). The task that was in the
+// foreign call yields when the call returns (preempt.h).
+void preempt_retired() {
+  int kept = 0;
+  for (int i = 0; i < g_sched.nretired; ++i) {
+    Worker *w = g_sched.retired[i];
+    w->thread_lock.lock();
+    Thread *th = w->thread.load(std::memory_order_acquire);
+    if (th)
+      preempt_now(th);
+    w->thread_lock.unlock();
+    if (th)
+      g_sched.retired[kept++] = w;
+  }
+  g_sched.nretired = kept;
+}
 
 void *monitor_main(void *) {
   RuntimeThread counted;
@@ -701,6 +756,7 @@ void *monitor_main(void *) {
     uint64_t now = now_ns();
     netpoll_monitor(now);
     woken_backstop();
+    preempt_retired();
     for (int i = 0; i < g_sched.nworkers; ++i) {
       Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
       Thread *th = w->thread.load(std::memory_order_acquire);
@@ -714,7 +770,8 @@ void *monitor_main(void *) {
         w->stuck_polls = 0;
         continue;
       }
-      if (++w->stuck_polls < (2 << w->handoff_streak) || !has_work())
+      if (++w->stuck_polls < (2 << w->handoff_streak) || !has_work() ||
+          g_sched.nretired == kMaxWorkers)
         continue;
       // A spare takes the slot, and what waited in the stuck worker's
       // queues.
@@ -754,6 +811,7 @@ void *monitor_main(void *) {
       w->retired.store(true);
       // Never freed: its thread may still look at it.
       san::never_freed(w);
+      g_sched.retired[g_sched.nretired++] = w;
       g_sched.workers[i].store(spare, std::memory_order_release);
       inherit_queue(spare, w);
       g_sched.spawned_workers.fetch_add(1);
@@ -792,6 +850,12 @@ void scheduler_after_fork_child() {
   g_sched.bound_running.store(th.task && th.task->runner ? 1 : 0);
   g_sched.nidle.store(0);
   g_sched.nspinning.store(0);
+  // Only this thread survived: if it is a retired worker, the only one.
+  g_sched.nretired = 0;
+  if (me && me->retired.load()) {
+    me->thread_lock.word().store(0); // the parent's monitor may have held it
+    g_sched.retired[g_sched.nretired++] = me;
+  }
   // Every slot but the forking thread's gets a new thread; what was queued
   // on it is still there. Tasks that were running on the other threads
   // are lost with them.

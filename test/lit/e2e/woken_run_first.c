@@ -8,11 +8,6 @@
 // task writes, one more: the writer's wake-up ends a turn too. A woken
 // task that queued behind the busy ones waited for every one of them to
 // have a turn: six per wait, 60 ms for a 1 ms sleep.
-// Normal mode only: in stress mode the one worker was once taken for stuck
-// in a foreign call and replaced by a spare, and the replaced thread then
-// ran a busy task for good, with the waiter in its queue (the monitor
-// does not preempt a replaced thread): see the notes of issue 34.
-// REQUIRES: normal
 // RUN: %cc %s -o %t && env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
 #include "Inputs/check.h"
 
