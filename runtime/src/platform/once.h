@@ -30,6 +30,11 @@ public:
 
   bool done() const { return done_.load(std::memory_order_acquire); }
 
+  // fork(): held across it, so that the child does not inherit a call
+  // another thread was in the middle of (and the lock with it).
+  void fork_lock() { lock_.lock(); }
+  void fork_unlock() { lock_.unlock(); }
+
 private:
   std::atomic<bool> done_{false};
   std::mutex lock_;

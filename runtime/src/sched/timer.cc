@@ -151,8 +151,17 @@ void monitor_ticks_at(uint64_t when) {
   g_monitor_next.store(when, std::memory_order_relaxed);
 }
 
-void timers_fork_lock() { g_timers.lock.lock(); }
-void timers_fork_unlock() { g_timers.lock.unlock(); }
+// The Once first, as add() takes them: a fork while another thread started
+// the timer thread left the child's first sleep waiting for that call's
+// lock for good.
+void timers_fork_lock() {
+  g_timers.started.fork_lock();
+  g_timers.lock.lock();
+}
+void timers_fork_unlock() {
+  g_timers.lock.unlock();
+  g_timers.started.fork_unlock();
+}
 
 // The timer thread is gone in the child; its heap is not. Nor is the
 // condition variable's record of it: the parent's timer thread was
