@@ -132,7 +132,18 @@
   X(pthread_mutex_clocklock, 3) X(pthread_cond_wait, 2)                        \
   X(pthread_cond_timedwait, 3) X(pthread_cond_clockwait, 4)                    \
   X(_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE, 2)             \
-  X(sem_wait, 1) X(sem_timedwait, 2) X(sem_clockwait, 3)
+  X(sem_wait, 1) X(sem_timedwait, 2) X(sem_clockwait, 3)                     \
+  X(pthread_rwlock_rdlock, 1) X(pthread_rwlock_timedrdlock, 2)                \
+  X(pthread_rwlock_clockrdlock, 3) X(pthread_rwlock_wrlock, 1)                \
+  X(pthread_rwlock_timedwrlock, 2) X(pthread_rwlock_clockwrlock, 3)           \
+  X(pthread_barrier_wait, 1) X(pthread_barrier_destroy, 1)                   \
+  X(pthread_once, 2) X(pthread_join, 2) X(thrd_join, 2)                      \
+  X(_ZNSt6thread4joinEv, 1) X(mtx_lock, 1) X(mtx_timedlock, 2)                \
+  X(cnd_wait, 2) X(cnd_timedwait, 3) X(call_once, 2) X(sched_yield, 0)        \
+  X(pread, 4) X(pwrite, 4) X(__pread_chk, 5) X(fsync, 1) X(fdatasync, 1)       \
+  X(flock, 2) X(waitpid, 3) X(wait, 1) X(getaddrinfo, 4)                       \
+  X(_ZNSt28__atomic_futex_unsigned_base19_M_futex_wait_untilEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE, 6) \
+  X(_ZNSt28__atomic_futex_unsigned_base26_M_futex_wait_until_steadyEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE, 6)
 
 /* Every instrumented function is preceded by 24 bytes of prefix data:
  *

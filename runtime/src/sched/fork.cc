@@ -27,6 +27,7 @@
 #include "sched/collect.h"
 #include "sched/deadlock.h"
 #include "sched/netpoll.h"
+#include "sched/io_pool.h"
 #include "sched/pthread_sync.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
@@ -46,6 +47,7 @@ void prepare() {
   task_fork_lock();
   timers_fork_lock();
   netpoll_fork_lock();
+  io_pool_fork_lock();
   scheduler_fork_lock();
   frame_info_fork_lock();
   stack_alloc_fork_lock();
@@ -55,6 +57,7 @@ void release() {
   stack_alloc_fork_unlock();
   frame_info_fork_unlock();
   scheduler_fork_unlock();
+  io_pool_fork_unlock();
   netpoll_fork_unlock();
   timers_fork_unlock();
   task_fork_unlock();
@@ -71,6 +74,7 @@ void in_child() {
   scheduler_after_fork_child();
   timers_after_fork_child();
   netpoll_after_fork_child();
+  io_pool_after_fork_child();
 }
 
 __attribute__((constructor)) void register_fork_handlers() {

@@ -57,6 +57,7 @@
 #include "platform/thread.h"
 #include "sched/io_calls.h"
 #include "sched/netpoll.h"
+#include "sched/io_pool.h"
 #include "sched/pthread_sync.h"
 #include "sched/task.h"
 
@@ -82,6 +83,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <netdb.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +152,7 @@ enum FdKind : uint8_t {
   kSocket = 1,
   kPipe = 2,  // pipes and FIFOs, when RWF_NOWAIT works on them
   kOther = 3, // everything else: the blocking call
+  kFile = 4,  // regular files: the I/O threads (io_pool.h)
 };
 
 // Whether this kernel honours RWF_NOWAIT on pipes: a read of an empty pipe
@@ -178,6 +183,8 @@ uint8_t kind_of(PollDesc *pd, int fd) {
     k = kSocket;
   else if (S_ISFIFO(st.st_mode) && pipes_nowait())
     k = kPipe;
+  else if (S_ISREG(st.st_mode))
+    k = kFile;
   else
     k = kOther;
   pd->kind.store(k, std::memory_order_relaxed);
@@ -306,9 +313,32 @@ int64_t blocking_call(copystack_io_call *c) {
                            static_cast<timespec *>(p[1]));
   case COPYSTACK_IO_FUTEX:
     return raw_futex(p[0], n[0], n[1], p[1], p[2], n[2]);
+  case COPYSTACK_IO_PREAD:
+    return pread(fd, p[0], static_cast<size_t>(n[0]),
+                 static_cast<off_t>(n[1]));
+  case COPYSTACK_IO_PWRITE:
+    return pwrite(fd, p[0], static_cast<size_t>(n[0]),
+                  static_cast<off_t>(n[1]));
+  case COPYSTACK_IO_FSYNC:
+    return fsync(fd);
+  case COPYSTACK_IO_FDATASYNC:
+    return fdatasync(fd);
+  case COPYSTACK_IO_FLOCK:
+    return flock(fd, static_cast<int>(n[0]));
+  case COPYSTACK_IO_WAITPID:
+    return waitpid(static_cast<pid_t>(n[0]), static_cast<int *>(p[0]),
+                   static_cast<int>(n[1]));
+  case COPYSTACK_IO_GETADDRINFO:
+    return getaddrinfo(static_cast<const char *>(p[0]),
+                       static_cast<const char *>(p[1]),
+                       static_cast<const addrinfo *>(p[2]),
+                       static_cast<addrinfo **>(p[3]));
   case COPYSTACK_IO_MUTEX_LOCK:
   case COPYSTACK_IO_COND_WAIT:
   case COPYSTACK_IO_SEM_WAIT:
+  case COPYSTACK_IO_RWLOCK:
+  case COPYSTACK_IO_BARRIER:
+  case COPYSTACK_IO_JOIN:
     return pthread_sync_blocking(c);
   }
   fatal("a blocking call of unknown kind %d", c->kind);
@@ -321,6 +351,11 @@ int blocking(copystack_io_call *c, IoWait *w) {
   }
   c->result = blocking_call(c);
   return 1;
+}
+
+bool is_regular_file(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 // ---- the calls on one descriptor
@@ -662,7 +697,11 @@ int fd_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     what.dir = (dirs & kRead) ? kRead : kWrite;
   } else {
     kind = kind_of(pd, fd);
-    if (kind == kOther || (what.socket_only && kind != kSocket))
+    if (kind == kFile && !what.socket_only)
+      return w || pool_takes_file_call(c) ? pool_call(c, w, end)
+                                          : blocking(c, w);
+    if (kind == kOther || kind == kFile ||
+        (what.socket_only && kind != kSocket))
       return blocking(c, w);
   }
   const uint64_t full = full_length(c);
@@ -1003,6 +1042,8 @@ bool sleep_deadline(const copystack_io_call *c, uint64_t now, uint64_t &out,
 
 } // namespace
 
+int64_t io_blocking_call(copystack_io_call *c) { return blocking_call(c); }
+
 // The futex system call itself, not through the runtime's interposer of
 // syscall() (pthread_sync.h uses it too).
 int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
@@ -1185,9 +1226,24 @@ extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   switch (c->kind) {
   case COPYSTACK_IO_FUTEX:
     return futex_call(c, w, end);
+  case COPYSTACK_IO_PREAD:
+  case COPYSTACK_IO_PWRITE:
+    // Regular files only: anything else blocks in place, as before.
+    if (!w && !(is_regular_file(c->fd) && pool_takes_file_call(c)))
+      return blocking(c, w);
+    return pool_call(c, w, end);
+  case COPYSTACK_IO_FSYNC:
+  case COPYSTACK_IO_FDATASYNC:
+  case COPYSTACK_IO_FLOCK:
+  case COPYSTACK_IO_WAITPID:
+  case COPYSTACK_IO_GETADDRINFO:
+    return pool_call(c, w, end);
   case COPYSTACK_IO_MUTEX_LOCK:
   case COPYSTACK_IO_COND_WAIT:
   case COPYSTACK_IO_SEM_WAIT:
+  case COPYSTACK_IO_RWLOCK:
+  case COPYSTACK_IO_BARRIER:
+  case COPYSTACK_IO_JOIN:
     return pthread_sync_call(c, w, end);
   case COPYSTACK_IO_POLL:
   case COPYSTACK_IO_PPOLL:

@@ -18,6 +18,8 @@
 
 #include "copystack/copystack.h"
 
+#include <errno.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -27,6 +29,9 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <netdb.h>
+#include <threads.h>
 #include <time.h>
 
 /* glibc's fortify failure ("buffer overflow detected"): the _chk variants
@@ -34,6 +39,10 @@
 extern void __chk_fail(void) __attribute__((noreturn));
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* libstdc++'s thrower of std::system_error, for the wrappers of its
+ * member functions. */
+extern void _ZSt20__throw_system_errori(int) __attribute__((noreturn));
 
 static int64_t run(int kind, int fd, void *p0, void *p1, void *p2, void *p3,
                    int64_t n0, int64_t n1, int64_t n2) {
@@ -192,6 +201,56 @@ EXPORT long __copystack_blocking_futex(uint32_t *uaddr, int op, uint32_t val,
                    op, val, val3);
 }
 
+/* Regular files, fsync, fdatasync, flock, waitpid and getaddrinfo: what
+ * would block runs on an I/O thread while the task parks (io_pool.cc). */
+EXPORT ssize_t __copystack_blocking_pread(int fd, void *buf, size_t len,
+                                          off_t offset) {
+  return run(COPYSTACK_IO_PREAD, fd, buf, 0, 0, 0, (int64_t)len, offset, 0);
+}
+
+EXPORT ssize_t __copystack_blocking_pwrite(int fd, const void *buf,
+                                           size_t len, off_t offset) {
+  return run(COPYSTACK_IO_PWRITE, fd, (void *)buf, 0, 0, 0, (int64_t)len,
+             offset, 0);
+}
+
+EXPORT ssize_t __copystack_blocking___pread_chk(int fd, void *buf, size_t len,
+                                                off_t offset, size_t buflen) {
+  if (len > buflen)
+    __chk_fail();
+  return __copystack_blocking_pread(fd, buf, len, offset);
+}
+
+EXPORT int __copystack_blocking_fsync(int fd) {
+  return (int)run(COPYSTACK_IO_FSYNC, fd, 0, 0, 0, 0, 0, 0, 0);
+}
+
+EXPORT int __copystack_blocking_fdatasync(int fd) {
+  return (int)run(COPYSTACK_IO_FDATASYNC, fd, 0, 0, 0, 0, 0, 0, 0);
+}
+
+EXPORT int __copystack_blocking_flock(int fd, int operation) {
+  return (int)run(COPYSTACK_IO_FLOCK, fd, 0, 0, 0, 0, operation, 0, 0);
+}
+
+EXPORT pid_t __copystack_blocking_waitpid(pid_t pid, int *status,
+                                          int options) {
+  return (pid_t)run(COPYSTACK_IO_WAITPID, -1, status, 0, 0, 0, pid, options,
+                    0);
+}
+
+EXPORT pid_t __copystack_blocking_wait(int *status) {
+  return __copystack_blocking_waitpid(-1, status, 0);
+}
+
+EXPORT int __copystack_blocking_getaddrinfo(const char *node,
+                                            const char *service,
+                                            const struct addrinfo *hints,
+                                            struct addrinfo **res) {
+  return (int)run(COPYSTACK_IO_GETADDRINFO, -1, (void *)node, (void *)service,
+                  (void *)hints, res, 0, 0, 0);
+}
+
 /* pthread mutexes and condition variables (pthread_sync.cc): the waits
  * park a task; the rest goes to the runtime's interposers directly. */
 EXPORT int __copystack_blocking_pthread_mutex_lock(pthread_mutex_t *m) {
@@ -229,13 +288,226 @@ EXPORT int __copystack_blocking_pthread_cond_clockwait(
                   0, 0);
 }
 
+/* Read-write locks and barriers (pthread_sync.cc): a task's wait parks.
+ * pthread_barrier_destroy waits for the callers still leaving a wait. */
+static int rwlock(pthread_rwlock_t *l, const struct timespec *abstime,
+                  clockid_t clock, int write) {
+  return (int)run(COPYSTACK_IO_RWLOCK, -1, l, (void *)abstime, 0, 0, clock,
+                  write, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_rwlock_rdlock(pthread_rwlock_t *l) {
+  return rwlock(l, 0, CLOCK_REALTIME, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_rwlock_timedrdlock(
+    pthread_rwlock_t *l, const struct timespec *abstime) {
+  return rwlock(l, abstime, CLOCK_REALTIME, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_rwlock_clockrdlock(
+    pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime) {
+  return rwlock(l, abstime, clock, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_rwlock_wrlock(pthread_rwlock_t *l) {
+  return rwlock(l, 0, CLOCK_REALTIME, 1);
+}
+
+EXPORT int __copystack_blocking_pthread_rwlock_timedwrlock(
+    pthread_rwlock_t *l, const struct timespec *abstime) {
+  return rwlock(l, abstime, CLOCK_REALTIME, 1);
+}
+
+EXPORT int __copystack_blocking_pthread_rwlock_clockwrlock(
+    pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime) {
+  return rwlock(l, abstime, clock, 1);
+}
+
+EXPORT int __copystack_blocking_pthread_barrier_wait(pthread_barrier_t *b) {
+  return (int)run(COPYSTACK_IO_BARRIER, -1, b, 0, 0, 0, 0, 0, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_barrier_destroy(pthread_barrier_t *b) {
+  return (int)run(COPYSTACK_IO_BARRIER, -1, b, 0, 0, 0, 1, 0, 0);
+}
+
+/* pthread_once, and std::call_once through it (pthread_sync.cc keeps the
+ * word): a task that finds another's initializer running parks, and the
+ * initializer runs here, in instrumented code, so that it may park itself
+ * (read a file, take a lock, sleep). std::call_once passes libstdc++'s
+ * __once_proxy, which would call the program's closure from foreign code,
+ * where no task can park: the trampoline it would call (its thread-local
+ * __once_call, which reads __once_callable) is called directly instead. An
+ * initializer that throws leaves the word as it found it, for the next
+ * caller to try again, as glibc's does. */
+extern void __once_proxy(void);
+extern __thread void (*_ZSt11__once_call)(void);
+extern __thread void *_ZSt15__once_callable;
+
+static void once_abandoned(pthread_once_t **running) {
+  if (*running)
+    __copystack_once_end(*running, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_once(pthread_once_t *once,
+                                             void (*init)(void)) {
+  /* std::call_once's words, as its caller set them on this thread: after
+   * a wait the task may run on another (a preemption keeps them:
+   * preempt.cc). */
+  void (*call)(void) = 0;
+  void *callable = 0;
+  if (init == __once_proxy) {
+    call = _ZSt11__once_call;
+    callable = _ZSt15__once_callable;
+  }
+  for (;;) {
+    int seen = 0;
+    switch (__copystack_once_begin(once, &seen)) {
+    case COPYSTACK_ONCE_DONE:
+      return 0;
+    case COPYSTACK_ONCE_NOT_OURS:
+      return __copystack_once_forward(once, init);
+    case COPYSTACK_ONCE_RUN: {
+      pthread_once_t *running __attribute__((cleanup(once_abandoned))) = once;
+      if (call) {
+        _ZSt15__once_callable = callable;
+        _ZSt11__once_call = call;
+        init = call;
+      }
+      init();
+      running = 0;
+      __copystack_once_end(once, 1);
+      return 0;
+    }
+    default: /* another caller's initializer runs */
+      run(COPYSTACK_IO_FUTEX, -1, once, 0, 0, 0, FUTEX_WAIT_PRIVATE, seen, 0);
+    }
+  }
+}
+
+/* libstdc++'s waits for std::future and std::shared_future (the member
+ * functions of std::__atomic_futex_unsigned_base, out of line in
+ * libstdc++.so, where their futex system calls would block the worker): a
+ * wait on the word while it holds val, until an absolute time on the
+ * system clock or the steady clock. False only when the time came. */
+static int future_wait(unsigned *addr, unsigned val, int has_timeout,
+                       long sec, long nsec, int clock_flag) {
+  if (!has_timeout) {
+    __copystack_blocking_futex(addr, FUTEX_WAIT, val, 0, 0, 0);
+    return 1;
+  }
+  if (sec < 0)
+    return 0;
+  struct timespec at = {sec, nsec};
+  long r = __copystack_blocking_futex(addr, FUTEX_WAIT_BITSET | clock_flag,
+                                      val, &at, 0, FUTEX_BITSET_MATCH_ANY);
+  return !(r == -1 && errno == ETIMEDOUT);
+}
+
+EXPORT _Bool
+__copystack_blocking__ZNSt28__atomic_futex_unsigned_base19_M_futex_wait_untilEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE(
+    void *self, unsigned *addr, unsigned val, _Bool has_timeout, long sec,
+    long nsec) {
+  (void)self;
+  return future_wait(addr, val, has_timeout, sec, nsec, FUTEX_CLOCK_REALTIME);
+}
+
+EXPORT _Bool
+__copystack_blocking__ZNSt28__atomic_futex_unsigned_base26_M_futex_wait_until_steadyEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE(
+    void *self, unsigned *addr, unsigned val, _Bool has_timeout, long sec,
+    long nsec) {
+  (void)self;
+  return future_wait(addr, val, has_timeout, sec, nsec, 0);
+}
+
+/* pthread_join, C11's thrd_join and std::thread::join (out of line in
+ * libstdc++): a task polls the thread while it parks (pthread_sync.cc). */
+EXPORT int __copystack_blocking_pthread_join(pthread_t t, void **result) {
+  return (int)run(COPYSTACK_IO_JOIN, -1, (void *)t, result, 0, 0, 0, 0, 0);
+}
+
+EXPORT int __copystack_blocking_thrd_join(pthread_t t, int *result) {
+  void *r = 0;
+  if (__copystack_blocking_pthread_join(t, &r))
+    return 2; /* thrd_error */
+  if (result)
+    *result = (int)(intptr_t)r;
+  return 0; /* thrd_success */
+}
+
+EXPORT void __copystack_blocking__ZNSt6thread4joinEv(pthread_t *id) {
+  int r = EINVAL;
+  if (*id)
+    r = __copystack_blocking_pthread_join(*id, 0);
+  if (r)
+    _ZSt20__throw_system_errori(r);
+  *id = 0;
+}
+
+/* C11's mutexes, condition variables and once (glibc's are its pthread
+ * objects, which it locks and waits on through its own internal calls,
+ * past every interposer): the pthread wrappers above, with C11's results.
+ * The threads' side is pthread_sync.cc's. */
+static int c11_result(int r) {
+  switch (r) {
+  case 0:
+    return thrd_success;
+  case EBUSY:
+    return thrd_busy;
+  case ETIMEDOUT:
+    return thrd_timedout;
+  case ENOMEM:
+    return thrd_nomem;
+  default:
+    return thrd_error;
+  }
+}
+
+EXPORT int __copystack_blocking_mtx_lock(mtx_t *m) {
+  return c11_result(__copystack_blocking_pthread_mutex_lock((pthread_mutex_t *)m));
+}
+
+EXPORT int __copystack_blocking_mtx_timedlock(mtx_t *m,
+                                              const struct timespec *abstime) {
+  return c11_result(__copystack_blocking_pthread_mutex_timedlock(
+      (pthread_mutex_t *)m, abstime));
+}
+
+EXPORT int __copystack_blocking_cnd_wait(cnd_t *c, mtx_t *m) {
+  return c11_result(__copystack_blocking_pthread_cond_wait(
+      (pthread_cond_t *)c, (pthread_mutex_t *)m));
+}
+
+EXPORT int __copystack_blocking_cnd_timedwait(cnd_t *c, mtx_t *m,
+                                              const struct timespec *abstime) {
+  return c11_result(__copystack_blocking_pthread_cond_timedwait(
+      (pthread_cond_t *)c, (pthread_mutex_t *)m, abstime));
+}
+
+EXPORT void __copystack_blocking_call_once(once_flag *once, void (*init)(void)) {
+  __copystack_blocking_pthread_once((pthread_once_t *)once, init);
+}
+
+/* sched_yield: a task lets the tasks waiting to run go first
+ * (copystack_yield), as a thread lets the other threads; with none
+ * waiting, or outside a task, it is the OS's. Spin-then-yield loops
+ * (libstdc++'s atomic waits spin so before they wait) then let the task
+ * they wait for run on their worker. */
+EXPORT int __copystack_blocking_sched_yield(void) {
+  char here;
+  if (__copystack_yield_parks(&here)) {
+    copystack_yield();
+    return 0;
+  }
+  return __copystack_os_yield();
+}
+
 /* void std::condition_variable::wait(std::unique_lock<std::mutex> &), out
  * of line in libstdc++: the condition variable is its pthread_cond_t, the
  * unique_lock starts with its mutex's address. libstdc++ throws
  * std::system_error for an error, which cannot happen here with a lock
  * the caller owns; so does this, through libstdc++'s own thrower. */
-extern void _ZSt20__throw_system_errori(int) __attribute__((noreturn));
-
 EXPORT void __copystack_blocking__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(
     pthread_cond_t *c, pthread_mutex_t **lock) {
   int r = __copystack_blocking_pthread_cond_wait(c, *lock);

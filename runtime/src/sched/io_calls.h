@@ -40,7 +40,39 @@ enum copystack_io_kind {
   COPYSTACK_IO_COND_WAIT, /* -   cond mutex abstime        clock (-1: the
                                                            cond's own)   */
   COPYSTACK_IO_SEM_WAIT,  /* -   sem abstime               clock         */
+  COPYSTACK_IO_RWLOCK,    /* -   rwlock abstime            clock write   */
+  COPYSTACK_IO_BARRIER,   /* -   barrier                   destroy       */
+  COPYSTACK_IO_JOIN,      /* -   thread result                           */
+  COPYSTACK_IO_PREAD,     /* fd  buf                       len offset    */
+  COPYSTACK_IO_PWRITE,    /* fd  buf                       len offset    */
+  COPYSTACK_IO_FSYNC,     /* fd                                          */
+  COPYSTACK_IO_FDATASYNC, /* fd                                          */
+  COPYSTACK_IO_FLOCK,     /* fd                            operation     */
+  COPYSTACK_IO_WAITPID,   /* -   status                    pid options   */
+  COPYSTACK_IO_GETADDRINFO,/* -  node service hints res                  */
   COPYSTACK_IO_KINDS
 };
+
+/* pthread_once's word (pthread_sync.cc), for io_calls.c's wrapper. */
+#include <pthread.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+enum copystack_once_step {
+  COPYSTACK_ONCE_DONE,     /* the initializer has run */
+  COPYSTACK_ONCE_RUN,      /* the caller runs it now, then ends it */
+  COPYSTACK_ONCE_WAIT,     /* another runs it: wait for *seen to change */
+  COPYSTACK_ONCE_NOT_OURS  /* the C library's (a sanitizer's) pthread_once */
+};
+int __copystack_once_begin(pthread_once_t *once, int *seen);
+/* done: 1 after the initializer returned, 0 when it threw. */
+void __copystack_once_end(pthread_once_t *once, int done);
+int __copystack_once_forward(pthread_once_t *once, void (*init)(void));
+/* sched_yield's (scheduler.cc). */
+int __copystack_yield_parks(const void *here);
+int __copystack_os_yield(void);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

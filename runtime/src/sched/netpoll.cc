@@ -524,6 +524,7 @@ IoWait *new_wait(int nrecs) {
   }
   w->next_free = nullptr;
   w->task = nullptr;
+  w->job = nullptr;
   w->nrecs = nrecs;
   w->one = WaitRec{};
   if (nrecs <= 1) {
@@ -718,6 +719,7 @@ void netpoll_monitor(uint64_t now) {
 uint64_t netpoll_waiting() { return g.waiting.load(); }
 
 void netpoll_fork_lock() {
+  g.init.fork_lock(); // new_wait takes it before g_free_lock
   g_free_lock.lock();
   g.interrupting.lock();
 }
@@ -725,6 +727,7 @@ void netpoll_fork_lock() {
 void netpoll_fork_unlock() {
   g.interrupting.unlock();
   g_free_lock.unlock();
+  g.init.fork_unlock();
 }
 
 void futex_table_after_fork_child() {

@@ -201,6 +201,7 @@ struct IoWait {
   IoWait *fnext = nullptr, *fprev = nullptr;
   bool fqueued = false;
   bool handed = false; // ended by futex_hand_off
+  void *job = nullptr;  // a call on an I/O thread (io_pool.cc)
 };
 
 // A wait with room for nrecs records (recs points at them, zeroed).

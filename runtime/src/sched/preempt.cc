@@ -1,10 +1,14 @@
 // preempt.cc: preemption (preempt.h).
 #include "sched/preempt.h"
+#include "core/copy.h"
 #include "platform/config.h"
 #include "platform/split_stack_notes.h"
 #include "sched/scheduler.h"
 
 #include "copystack/abi.h"
+
+#include <cstring>
+#include <mutex>
 
 namespace copystack_rt {
 
@@ -86,6 +90,35 @@ bool preempt_now(Thread *th) {
   return true;
 }
 
+// libstdc++'s std::call_once passes the callable to the C library's
+// pthread_once through two thread-local words, set inline in the caller
+// and read by the callable's trampoline (bits/mutex.h: __once_callable,
+// __once_call). The runtime's pthread_once (io_calls.c) runs the
+// trampoline in the task, and a preemption at a prologue check in between
+// lets other tasks run on the thread; one that calls std::call_once sets
+// the words and clears them when done, and the preempted task's
+// trampoline then called through null (a crash in 1 of ~10 runs of 10,000
+// tasks fulfilling std::promises on a loaded machine). The words are kept
+// in the task while it is preempted, in its channel element buffer, which
+// only a task waiting on a channel uses. The invariant: a preempted task
+// resumes with the thread-local state it stopped with that inline library
+// code keeps across a call (errno, kept by every switch; these).
+void save_once_tls(Task *t) {
+  void *words[2] = {std::__once_callable,
+                    reinterpret_cast<void *>(std::__once_call)};
+  static_assert(sizeof words <= sizeof t->elem, "the task's buffer");
+  memcpy(t->elem, words, sizeof words);
+}
+
+void resume_preempted(Task *t) {
+  if (reinterpret_cast<const SwitchFrame *>(t->sp)->ret !=
+      reinterpret_cast<uintptr_t>(__copystack_preempt_resume))
+    return;
+  void *const *words = reinterpret_cast<void *const *>(t->elem);
+  std::__once_callable = words[0];
+  std::__once_call = reinterpret_cast<void (*)()>(words[1]);
+}
+
 Task *preempted_take(bool any) {
   Preempted &p = t_preempted;
   Task *t = p.head;
@@ -109,6 +142,7 @@ extern "C" {
 // (__copystack_preempt, switch.S).
 void __copystack_preempt_then(void *) {
   Task *t = parking_task();
+  save_once_tls(t);
   if (t->runner) { // bound to its thread anyway: the usual hand-back
     ready(t);
     return;

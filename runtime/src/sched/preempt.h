@@ -57,6 +57,11 @@ bool preempt_now(Thread *th);
 // when that one stopped, unless any.
 Task *preempted_take(bool any);
 
+// Before t runs again on this thread (scheduler.cc execute()): if it was
+// preempted, the thread-local words it stopped with (preempt.cc,
+// save_once_tls) are put back.
+void resume_preempted(Task *t);
+
 } // namespace copystack_rt
 
 #endif

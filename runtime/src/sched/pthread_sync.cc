@@ -1,4 +1,6 @@
-// pthread_sync.cc: pthread mutexes and condition variables that park tasks.
+// pthread_sync.cc: pthread (and C11) mutexes, condition variables,
+// semaphores, read-write locks, barriers, once flags and joins that park
+// tasks.
 //
 // A task waiting for a std::mutex or a std::condition_variable parks, as a
 // goroutine waiting on a sync.Mutex does; a plain thread (or a task in
@@ -37,6 +39,12 @@
 // sem_post in the process wakes a task or else a thread. Process-shared
 // ones stay glibc's.
 //
+// Read-write locks, barriers and once flags are the runtime's own on the
+// storage of glibc's objects (their sections below say how); process-shared
+// ones stay glibc's. C11's mtx_t, cnd_t and once_flag are glibc's pthread
+// objects: their calls are interposed too, and go to the pthread ones.
+// pthread_join polls the thread (see join_call).
+//
 // Under a sanitizer that interposes these calls itself (TSan), everything
 // goes to the sanitizer's interceptors, and waits block as before.
 #include "platform/split_stack_notes.h"
@@ -49,6 +57,7 @@
 #include "sched/io_calls.h"
 #include "sched/task.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -59,6 +68,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <sys/syscall.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,6 +93,21 @@ CS_DECLARE_REAL(pthread_cond_wait, ::pthread_cond_wait)
 CS_DECLARE_REAL(pthread_cond_timedwait, ::pthread_cond_timedwait)
 CS_DECLARE_REAL(pthread_cond_clockwait, ::pthread_cond_clockwait)
 CS_DECLARE_REAL(sem_post, ::sem_post)
+CS_DECLARE_REAL(pthread_once, ::pthread_once)
+CS_DECLARE_REAL(pthread_rwlock_init, ::pthread_rwlock_init)
+CS_DECLARE_REAL(pthread_rwlock_destroy, ::pthread_rwlock_destroy)
+CS_DECLARE_REAL(pthread_rwlock_rdlock, ::pthread_rwlock_rdlock)
+CS_DECLARE_REAL(pthread_rwlock_tryrdlock, ::pthread_rwlock_tryrdlock)
+CS_DECLARE_REAL(pthread_rwlock_timedrdlock, ::pthread_rwlock_timedrdlock)
+CS_DECLARE_REAL(pthread_rwlock_clockrdlock, ::pthread_rwlock_clockrdlock)
+CS_DECLARE_REAL(pthread_rwlock_wrlock, ::pthread_rwlock_wrlock)
+CS_DECLARE_REAL(pthread_rwlock_trywrlock, ::pthread_rwlock_trywrlock)
+CS_DECLARE_REAL(pthread_rwlock_timedwrlock, ::pthread_rwlock_timedwrlock)
+CS_DECLARE_REAL(pthread_rwlock_clockwrlock, ::pthread_rwlock_clockwrlock)
+CS_DECLARE_REAL(pthread_rwlock_unlock, ::pthread_rwlock_unlock)
+CS_DECLARE_REAL(pthread_barrier_init, ::pthread_barrier_init)
+CS_DECLARE_REAL(pthread_barrier_destroy, ::pthread_barrier_destroy)
+CS_DECLARE_REAL(pthread_barrier_wait, ::pthread_barrier_wait)
 
 namespace copystack_rt {
 
@@ -96,7 +121,16 @@ const char *const kInterposed[] = {
     "pthread_mutex_clocklock", "pthread_mutex_unlock", "pthread_cond_init",
     "pthread_cond_destroy",   "pthread_cond_signal",   "pthread_cond_broadcast",
     "pthread_cond_wait",      "pthread_cond_timedwait", "pthread_cond_clockwait",
-    "sem_post"};
+    "sem_post",               "pthread_rwlock_init",   "pthread_rwlock_destroy",
+    "pthread_rwlock_rdlock",  "pthread_rwlock_tryrdlock",
+    "pthread_rwlock_timedrdlock", "pthread_rwlock_clockrdlock",
+    "pthread_rwlock_wrlock",  "pthread_rwlock_trywrlock",
+    "pthread_rwlock_timedwrlock", "pthread_rwlock_clockwrlock",
+    "pthread_rwlock_unlock",  "pthread_barrier_init", "pthread_barrier_destroy",
+    "pthread_barrier_wait",   "pthread_once",          "mtx_lock",
+    "mtx_timedlock",          "mtx_trylock",           "mtx_unlock",
+    "cnd_signal",             "cnd_broadcast",         "cnd_wait",
+    "cnd_timedwait",          "call_once"};
 
 bool binds_here(const char *const *names, int n);
 
@@ -156,6 +190,22 @@ struct Next {
   int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
                         const timespec *);
   int (*sem_post)(sem_t *);
+  int (*once)(pthread_once_t *, void (*)(void));
+  int (*rwlock_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+  int (*rwlock_destroy)(pthread_rwlock_t *);
+  int (*rwlock_rdlock)(pthread_rwlock_t *);
+  int (*rwlock_tryrdlock)(pthread_rwlock_t *);
+  int (*rwlock_timedrdlock)(pthread_rwlock_t *, const timespec *);
+  int (*rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t, const timespec *);
+  int (*rwlock_wrlock)(pthread_rwlock_t *);
+  int (*rwlock_trywrlock)(pthread_rwlock_t *);
+  int (*rwlock_timedwrlock)(pthread_rwlock_t *, const timespec *);
+  int (*rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t, const timespec *);
+  int (*rwlock_unlock)(pthread_rwlock_t *);
+  int (*barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *,
+                      unsigned);
+  int (*barrier_destroy)(pthread_barrier_t *);
+  int (*barrier_wait)(pthread_barrier_t *);
   int (*sem_wait)(sem_t *);
   int (*sem_clockwait)(sem_t *, clockid_t, const timespec *);
 };
@@ -181,6 +231,21 @@ const Next &next() {
     CS_RESOLVE(cond_timedwait, pthread_cond_timedwait)
     CS_RESOLVE(cond_clockwait, pthread_cond_clockwait)
     CS_RESOLVE(sem_post, sem_post)
+    CS_RESOLVE(once, pthread_once)
+    CS_RESOLVE(rwlock_init, pthread_rwlock_init)
+    CS_RESOLVE(rwlock_destroy, pthread_rwlock_destroy)
+    CS_RESOLVE(rwlock_rdlock, pthread_rwlock_rdlock)
+    CS_RESOLVE(rwlock_tryrdlock, pthread_rwlock_tryrdlock)
+    CS_RESOLVE(rwlock_timedrdlock, pthread_rwlock_timedrdlock)
+    CS_RESOLVE(rwlock_clockrdlock, pthread_rwlock_clockrdlock)
+    CS_RESOLVE(rwlock_wrlock, pthread_rwlock_wrlock)
+    CS_RESOLVE(rwlock_trywrlock, pthread_rwlock_trywrlock)
+    CS_RESOLVE(rwlock_timedwrlock, pthread_rwlock_timedwrlock)
+    CS_RESOLVE(rwlock_clockwrlock, pthread_rwlock_clockwrlock)
+    CS_RESOLVE(rwlock_unlock, pthread_rwlock_unlock)
+    CS_RESOLVE(barrier_init, pthread_barrier_init)
+    CS_RESOLVE(barrier_destroy, pthread_barrier_destroy)
+    CS_RESOLVE(barrier_wait, pthread_barrier_wait)
     // Not interposed: the program's binding is the C library's (or a
     // sanitizer's).
     n.sem_wait = ::sem_wait;
@@ -504,6 +569,226 @@ int sem_post_ours(sem_t *s) {
   return 0;
 }
 
+// ---- read-write locks
+// -----------------------------------------------------------
+
+// The runtime's own on the storage of a pthread_rwlock_t (glibc's
+// protocol keeps the writer's thread id, which two tasks on one thread
+// share: one's write lock made the other's lock fail with EDEADLK). A
+// state word: the readers holding it, and a bit for the writer; for each
+// side a sequence word that an unlock advances before it wakes that side,
+// and a count of its waiters. glibc's own fields keep what they hold
+// there: the writer (a task's owner id, as for mutexes), the
+// process-shared flag (a process-shared lock stays glibc's) and the kind
+// (PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP: readers wait for the
+// writers waiting; every other kind lets readers in while writers wait, as
+// glibc does).
+struct RwLock {
+  std::atomic<uint32_t> state;    // __readers
+  std::atomic<uint32_t> rd_seq;   // __writers
+  std::atomic<uint32_t> wr_seq;   // __wrphase_futex
+  std::atomic<uint32_t> rd_waits; // __writers_futex
+  std::atomic<uint32_t> wr_waits; // __pad3
+};
+static_assert(sizeof(RwLock) <= offsetof(pthread_rwlock_t, __data.__cur_writer),
+              "glibc's pthread_rwlock_t");
+constexpr uint32_t kWriter = 0x80000000u;
+constexpr uint32_t kReadersMax = 0x7fffffffu;
+
+RwLock *rw_of(pthread_rwlock_t *l) { return reinterpret_cast<RwLock *>(l); }
+
+bool rwlock_ours(pthread_rwlock_t *l) {
+  return sync_enabled() &&
+         __atomic_load_n(&l->__data.__shared, __ATOMIC_RELAXED) == 0;
+}
+
+bool prefers_writers(pthread_rwlock_t *l) {
+  return __atomic_load_n(&l->__data.__flags, __ATOMIC_RELAXED) ==
+         PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+int writer_of(pthread_rwlock_t *l) {
+  return __atomic_load_n(&l->__data.__cur_writer, __ATOMIC_RELAXED);
+}
+
+// One attempt: 0, EBUSY, or EAGAIN (too many readers).
+int rd_try(pthread_rwlock_t *l) {
+  RwLock *r = rw_of(l);
+  uint32_t s = r->state.load();
+  for (;;) {
+    if (s & kWriter)
+      return EBUSY;
+    if (prefers_writers(l) && r->wr_waits.load())
+      return EBUSY;
+    if (s == kReadersMax)
+      return EAGAIN;
+    if (r->state.compare_exchange_weak(s, s + 1))
+      return 0;
+  }
+}
+
+bool wr_try(pthread_rwlock_t *l, int me) {
+  uint32_t free = 0;
+  if (!rw_of(l)->state.compare_exchange_strong(free, kWriter))
+    return false;
+  __atomic_store_n(&l->__data.__cur_writer, me, __ATOMIC_RELAXED);
+  return true;
+}
+
+void wake_side(std::atomic<uint32_t> *seq, int n) {
+  seq->fetch_add(1);
+  wake_word(seq, n);
+}
+
+// After a writer gave up waiting: the wake-up it may have taken goes to
+// the next writer, and readers that waited only for it go in.
+void wr_left(pthread_rwlock_t *l) {
+  RwLock *r = rw_of(l);
+  uint32_t left = r->wr_waits.fetch_sub(1) - 1;
+  if (left && r->state.load() == 0)
+    wake_side(&r->wr_seq, 1);
+  if (!left && r->rd_waits.load())
+    wake_side(&r->rd_seq, INT_MAX);
+}
+
+int rwlock_unlock(pthread_rwlock_t *l) {
+  RwLock *r = rw_of(l);
+  uint32_t s = r->state.load();
+  if (s & kWriter) {
+    __atomic_store_n(&l->__data.__cur_writer, 0, __ATOMIC_RELAXED);
+    r->state.store(0);
+    if (r->wr_waits.load())
+      wake_side(&r->wr_seq, 1);
+    if (r->rd_waits.load())
+      wake_side(&r->rd_seq, INT_MAX);
+    return 0;
+  }
+  if (s == 0)
+    return EPERM;
+  if (r->state.fetch_sub(1) == 1 && r->wr_waits.load())
+    wake_side(&r->wr_seq, 1);
+  return 0;
+}
+
+// A thread's read or write lock, until abs on clock.
+int rwlock_lock_blocking(pthread_rwlock_t *l, bool write,
+                         const timespec *abs, clockid_t clock) {
+  RwLock *r = rw_of(l);
+  int me = self_owner();
+  if (writer_of(l) == me)
+    return EDEADLK;
+  int got = write ? (wr_try(l, me) ? 0 : EBUSY) : rd_try(l);
+  if (got != EBUSY)
+    return got;
+  Deadline d;
+  if (!make_deadline(abs, clock, d))
+    return EINVAL;
+  std::atomic<uint32_t> *seq = write ? &r->wr_seq : &r->rd_seq;
+  (write ? r->wr_waits : r->rd_waits).fetch_add(1);
+  for (;;) {
+    uint32_t v = seq->load();
+    got = write ? (wr_try(l, me) ? 0 : EBUSY) : rd_try(l);
+    if (got != EBUSY)
+      break;
+    if (thread_wait(seq, v, d) == ETIMEDOUT) {
+      got = write ? (wr_try(l, me) ? 0 : EBUSY) : rd_try(l);
+      if (got == EBUSY)
+        got = ETIMEDOUT;
+      break;
+    }
+  }
+  if (write)
+    wr_left(l);
+  else
+    r->rd_waits.fetch_sub(1);
+  return got;
+}
+
+// ---- barriers
+// -------------------------------------------------------------------
+
+// The runtime's own on the storage of a pthread_barrier_t: the arrivals
+// of this round, the round (what waiters wait on), the count, glibc's
+// process-shared field (a process-shared barrier stays glibc's), and the
+// callers still inside a wait, which pthread_barrier_destroy waits for
+// (the last one out may destroy the barrier while the others still look
+// at it).
+struct Barrier {
+  std::atomic<uint32_t> arrived;
+  std::atomic<uint32_t> round;
+  uint32_t count;
+  int shared;
+  std::atomic<uint32_t> inside;
+};
+static_assert(sizeof(Barrier) <= sizeof(pthread_barrier_t),
+              "glibc's pthread_barrier_t");
+
+Barrier *barrier_of(pthread_barrier_t *b) {
+  return reinterpret_cast<Barrier *>(b);
+}
+
+bool barrier_ours(pthread_barrier_t *b) {
+  return sync_enabled() &&
+         __atomic_load_n(&barrier_of(b)->shared, __ATOMIC_RELAXED) == 0;
+}
+
+// Arrives: true for the last, which ends the round; otherwise false, with
+// the round to wait out in *round.
+bool barrier_arrive(pthread_barrier_t *b, uint32_t *round) {
+  Barrier *x = barrier_of(b);
+  x->inside.fetch_add(1);
+  *round = x->round.load();
+  if (x->arrived.fetch_add(1) + 1 < x->count)
+    return false;
+  x->arrived.store(0);
+  x->round.fetch_add(1);
+  wake_word(&x->round, INT_MAX);
+  return true;
+}
+
+// The last look at the barrier of a caller whose wait is over.
+int barrier_leave(pthread_barrier_t *b, int result) {
+  Barrier *x = barrier_of(b);
+  if (x->inside.fetch_sub(1) == 1)
+    wake_word(&x->inside, INT_MAX);
+  return result;
+}
+
+// ---- once
+// -----------------------------------------------------------------------
+
+// pthread_once's word, with glibc's values: 0 before, 2 once the
+// initializer has run, and while one runs, 1 with the process's fork
+// generation above it: an initializer that was running in the parent when
+// it forked never ends in the child, whose callers start it again.
+constexpr int kOnceDone = 2;
+std::atomic<int> g_once_generation{0}; // advances by 4 in a forked child
+
+std::atomic<int> *once_word(pthread_once_t *o) {
+  return reinterpret_cast<std::atomic<int> *>(o);
+}
+
+int once_begin(pthread_once_t *o, int *seen) {
+  std::atomic<int> *w = once_word(o);
+  int mine = g_once_generation.load(std::memory_order_relaxed) | 1;
+  int v = w->load(std::memory_order_acquire);
+  for (;;) {
+    if (v & kOnceDone)
+      return COPYSTACK_ONCE_DONE;
+    if (v == mine) {
+      *seen = v;
+      return COPYSTACK_ONCE_WAIT;
+    }
+    if (w->compare_exchange_weak(v, mine, std::memory_order_acquire))
+      return COPYSTACK_ONCE_RUN;
+  }
+}
+
+void once_end(pthread_once_t *o, bool done) {
+  once_word(o)->store(done ? kOnceDone : 0, std::memory_order_release);
+  wake_word(o, INT_MAX);
+}
+
 // ---- the calls that park
 // --------------------------------------------------------
 // copystack_io_call for COPYSTACK_IO_MUTEX_LOCK: p[0] the mutex, p[1] the
@@ -640,11 +925,130 @@ int sem_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   return COPYSTACK_MUST_PARK;
 }
 
+// COPYSTACK_IO_RWLOCK: p[0] the lock, p[1] the absolute timeout or null,
+// n[0] its clock, n[1] 1 for a write lock.
+int rwlock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  auto *l = static_cast<pthread_rwlock_t *>(c->p[0]);
+  RwLock *r = rw_of(l);
+  bool write = c->n[1] != 0;
+  int me = self_owner();
+  auto attempt = [&] { return write ? (wr_try(l, me) ? 0 : EBUSY) : rd_try(l); };
+  auto leave = [&](int result) {
+    if (write)
+      wr_left(l);
+    else
+      r->rd_waits.fetch_sub(1);
+    return finish(c, w, result);
+  };
+  std::atomic<uint32_t> *seq = write ? &r->wr_seq : &r->rd_seq;
+  if (!w) {
+    if (writer_of(l) == me)
+      return finish(c, w, EDEADLK);
+    int got = attempt();
+    if (got != EBUSY)
+      return finish(c, w, got);
+    Deadline d;
+    if (!make_deadline(static_cast<const timespec *>(c->p[1]),
+                       static_cast<clockid_t>(c->n[0]), d))
+      return finish(c, w, EINVAL);
+    (write ? r->wr_waits : r->rd_waits).fetch_add(1);
+    w = new_wait(0);
+    w->started = now_ns();
+    w->call_deadline = d.mono;
+  }
+  uint32_t v = seq->load();
+  int got = attempt();
+  if (got != EBUSY)
+    return leave(got);
+  if (end == kTimedOut)
+    return leave(ETIMEDOUT);
+  return park_on(c, w, seq, v, w->call_deadline);
+}
+
+// COPYSTACK_IO_BARRIER: p[0] the barrier, n[0] 1 for its destruction
+// (which waits for the callers still inside a wait). IoWait::done is the
+// round a waiter waits out.
+int barrier_call(copystack_io_call *c, IoWait *w) {
+  auto *b = static_cast<pthread_barrier_t *>(c->p[0]);
+  Barrier *x = barrier_of(b);
+  if (c->n[0]) { // destroy
+    uint32_t in = x->inside.load();
+    if (!in)
+      return finish(c, w, 0);
+    return park_on(c, w, &x->inside, in, 0);
+  }
+  if (!w) {
+    uint32_t round;
+    if (barrier_arrive(b, &round))
+      return finish(c, w,
+                    barrier_leave(b, PTHREAD_BARRIER_SERIAL_THREAD));
+    w = new_wait(0);
+    w->started = now_ns();
+    w->done = round;
+  }
+  if (x->round.load() != static_cast<uint32_t>(w->done))
+    return finish(c, w, barrier_leave(b, 0));
+  return park_on(c, w, &x->round, static_cast<uint32_t>(w->done), 0);
+}
+
+int barrier_wait_blocking(pthread_barrier_t *b) {
+  uint32_t round;
+  if (barrier_arrive(b, &round))
+    return barrier_leave(b, PTHREAD_BARRIER_SERIAL_THREAD);
+  Barrier *x = barrier_of(b);
+  while (x->round.load() == round)
+    thread_wait(&x->round, round, Deadline{});
+  return barrier_leave(b, 0);
+}
+
+int barrier_destroy_blocking(pthread_barrier_t *b) {
+  Barrier *x = barrier_of(b);
+  while (uint32_t in = x->inside.load())
+    thread_wait(&x->inside, in, Deadline{});
+  return 0;
+}
+
+// COPYSTACK_IO_JOIN: p[0] the thread (a pthread_t), p[1] where its
+// result goes. The kernel's wake-up of a thread's joiners (the thread id
+// word it clears) reaches no task: a task polls with pthread_tryjoin_np,
+// after each thread that ends (thread_tasks.cc announces the threads it
+// started) or else after a back-off from 20 us to 4 ms.
+std::atomic<uint32_t> g_thread_ends{0};
+constexpr uint64_t kJoinFirstNs = 20 * 1000, kJoinMaxNs = 4 * 1000 * 1000;
+
+int join_call(copystack_io_call *c, IoWait *w) {
+  pthread_t t = reinterpret_cast<pthread_t>(c->p[0]);
+  uint32_t ends = g_thread_ends.load();
+  int r = pthread_tryjoin_np(t, static_cast<void **>(c->p[1]));
+  if (r != EBUSY)
+    return finish(c, w, r);
+  if (!w) {
+    w = new_wait(0);
+    w->started = now_ns();
+    w->done = kJoinFirstNs;
+  } else {
+    w->done = std::min<uint64_t>(w->done * 2, kJoinMaxNs);
+  }
+  return park_on(c, w, &g_thread_ends, ends, now_ns() + w->done);
+}
+
 int forward(copystack_io_call *c);
 
 } // namespace
 
 int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
+  if (c->kind == COPYSTACK_IO_JOIN)
+    return join_call(c, w);
+  if (c->kind == COPYSTACK_IO_RWLOCK) {
+    if (!rwlock_ours(static_cast<pthread_rwlock_t *>(c->p[0])))
+      return finish(c, w, forward(c));
+    return rwlock_call(c, w, end);
+  }
+  if (c->kind == COPYSTACK_IO_BARRIER) {
+    if (!barrier_ours(static_cast<pthread_barrier_t *>(c->p[0])))
+      return finish(c, w, forward(c));
+    return barrier_call(c, w);
+  }
   if (c->kind == COPYSTACK_IO_SEM_WAIT) {
     if (!sem_ours(static_cast<sem_t *>(c->p[0])))
       return finish(c, w, forward(c));
@@ -662,6 +1066,23 @@ int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 }
 
 int64_t pthread_sync_blocking(copystack_io_call *c) {
+  if (c->kind == COPYSTACK_IO_JOIN)
+    return pthread_join(reinterpret_cast<pthread_t>(c->p[0]),
+                        static_cast<void **>(c->p[1]));
+  if (c->kind == COPYSTACK_IO_RWLOCK) {
+    auto *l = static_cast<pthread_rwlock_t *>(c->p[0]);
+    if (!rwlock_ours(l))
+      return forward(c);
+    return rwlock_lock_blocking(l, c->n[1] != 0,
+                                static_cast<const timespec *>(c->p[1]),
+                                static_cast<clockid_t>(c->n[0]));
+  }
+  if (c->kind == COPYSTACK_IO_BARRIER) {
+    auto *b = static_cast<pthread_barrier_t *>(c->p[0]);
+    if (!barrier_ours(b))
+      return forward(c);
+    return c->n[0] ? barrier_destroy_blocking(b) : barrier_wait_blocking(b);
+  }
   if (c->kind == COPYSTACK_IO_SEM_WAIT)
     return forward(c); // glibc's wait follows the same protocol
   if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
@@ -681,9 +1102,17 @@ int64_t pthread_sync_blocking(copystack_io_call *c) {
                             clock);
 }
 
-void pthread_sync_after_fork_child() { __copystack_thread.tid = 0; }
+void pthread_sync_after_fork_child() {
+  __copystack_thread.tid = 0;
+  g_once_generation.fetch_add(4, std::memory_order_relaxed);
+}
 
 bool pthread_sync_owns_mutexes() { return sync_enabled(); }
+
+void thread_ended() {
+  g_thread_ends.fetch_add(1);
+  futex_wake(&g_thread_ends, INT_MAX, ~0u);
+}
 
 } // namespace copystack_rt
 
@@ -801,6 +1230,228 @@ EXPORTED int CS_INTERPOSER(pthread_cond_clockwait)(pthread_cond_t *c,
   return cond_wait_blocking(c, m, abs, clock);
 }
 
+EXPORTED int CS_INTERPOSER(pthread_rwlock_init)(
+    pthread_rwlock_t *l, const pthread_rwlockattr_t *attr) noexcept {
+  int pshared = PTHREAD_PROCESS_PRIVATE;
+  int kind = PTHREAD_RWLOCK_DEFAULT_NP;
+  if (attr) {
+    pthread_rwlockattr_getpshared(attr, &pshared);
+    pthread_rwlockattr_getkind_np(attr, &kind);
+  }
+  if (!sync_enabled() || pshared != PTHREAD_PROCESS_PRIVATE)
+    return next().rwlock_init(l, attr);
+  memset(l, 0, sizeof *l);
+  l->__data.__flags = static_cast<unsigned>(kind);
+  return 0;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_destroy)(
+    pthread_rwlock_t *l) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_destroy(l);
+  return 0;
+}
+
+// A thread's (or foreign code's) locks; a task's rdlock and wrlock park
+// (io_calls.c).
+EXPORTED int CS_INTERPOSER(pthread_rwlock_rdlock)(pthread_rwlock_t *l) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_rdlock(l);
+  return rwlock_lock_blocking(l, false, nullptr, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_timedrdlock)(
+    pthread_rwlock_t *l, const struct timespec *abs) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_timedrdlock(l, abs);
+  return rwlock_lock_blocking(l, false, abs, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_clockrdlock)(
+    pthread_rwlock_t *l, clockid_t clock, const struct timespec *abs) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_clockrdlock(l, clock, abs);
+  return rwlock_lock_blocking(l, false, abs, clock);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_wrlock)(pthread_rwlock_t *l) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_wrlock(l);
+  return rwlock_lock_blocking(l, true, nullptr, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_timedwrlock)(
+    pthread_rwlock_t *l, const struct timespec *abs) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_timedwrlock(l, abs);
+  return rwlock_lock_blocking(l, true, abs, CLOCK_REALTIME);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_clockwrlock)(
+    pthread_rwlock_t *l, clockid_t clock, const struct timespec *abs) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_clockwrlock(l, clock, abs);
+  return rwlock_lock_blocking(l, true, abs, clock);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_tryrdlock)(
+    pthread_rwlock_t *l) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_tryrdlock(l);
+  if (writer_of(l) == self_owner())
+    return EDEADLK;
+  return rd_try(l);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_trywrlock)(
+    pthread_rwlock_t *l) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_trywrlock(l);
+  return wr_try(l, self_owner()) ? 0 : EBUSY;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_rwlock_unlock)(pthread_rwlock_t *l) noexcept {
+  if (!rwlock_ours(l))
+    return next().rwlock_unlock(l);
+  return rwlock_unlock(l);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_barrier_init)(
+    pthread_barrier_t *b, const pthread_barrierattr_t *attr,
+    unsigned count) noexcept {
+  int pshared = PTHREAD_PROCESS_PRIVATE;
+  if (attr)
+    pthread_barrierattr_getpshared(attr, &pshared);
+  if (!sync_enabled() || pshared != PTHREAD_PROCESS_PRIVATE)
+    return next().barrier_init(b, attr, count);
+  if (count == 0 || count > INT_MAX)
+    return EINVAL;
+  memset(b, 0, sizeof *b);
+  barrier_of(b)->count = count;
+  return 0;
+}
+
+EXPORTED int CS_INTERPOSER(pthread_barrier_destroy)(
+    pthread_barrier_t *b) noexcept {
+  if (!barrier_ours(b))
+    return next().barrier_destroy(b);
+  return barrier_destroy_blocking(b);
+}
+
+EXPORTED int CS_INTERPOSER(pthread_barrier_wait)(pthread_barrier_t *b) noexcept {
+  if (!barrier_ours(b))
+    return next().barrier_wait(b);
+  return barrier_wait_blocking(b);
+}
+
+int __copystack_once_begin(pthread_once_t *o, int *seen) {
+  if (!sync_enabled())
+    return COPYSTACK_ONCE_NOT_OURS;
+  return once_begin(o, seen);
+}
+
+void __copystack_once_end(pthread_once_t *o, int done) {
+  once_end(o, done != 0);
+}
+
+int __copystack_once_forward(pthread_once_t *o, void (*init)(void)) {
+  return next().once(o, init);
+}
+
+// A thread's (or foreign code's) once: it blocks while another caller's
+// initializer runs. Not noexcept: the initializer may throw (or a
+// cancellation unwind through it), and the next caller then runs it.
+EXPORTED int CS_INTERPOSER(pthread_once)(pthread_once_t *o,
+                                         void (*init)(void)) {
+  if (!sync_enabled())
+    return next().once(o, init);
+  for (;;) {
+    int seen = 0;
+    switch (once_begin(o, &seen)) {
+    case COPYSTACK_ONCE_DONE:
+      return 0;
+    case COPYSTACK_ONCE_RUN:
+      try {
+        init();
+      } catch (...) {
+        once_end(o, false);
+        throw;
+      }
+      once_end(o, true);
+      return 0;
+    default:
+      thread_wait(o, static_cast<uint32_t>(seen), Deadline{});
+    }
+  }
+}
+
+// C11's, for the threads' side (a task's waits park: io_calls.c): glibc's
+// would lock and wait on the same objects through its internal calls,
+// with a thread's owner id and a wake that reaches no task. Through the
+// pthread interposers above.
+static int c11_result(int r) {
+  switch (r) {
+  case 0:
+    return thrd_success;
+  case EBUSY:
+    return thrd_busy;
+  case ETIMEDOUT:
+    return thrd_timedout;
+  case ENOMEM:
+    return thrd_nomem;
+  default:
+    return thrd_error;
+  }
+}
+
+EXPORTED int CS_INTERPOSER(mtx_lock)(mtx_t *m) {
+  return c11_result(
+      CS_INTERPOSER(pthread_mutex_lock)(reinterpret_cast<pthread_mutex_t *>(m)));
+}
+
+EXPORTED int CS_INTERPOSER(mtx_timedlock)(mtx_t *m,
+                                          const struct timespec *abs) {
+  return c11_result(CS_INTERPOSER(pthread_mutex_timedlock)(
+      reinterpret_cast<pthread_mutex_t *>(m), abs));
+}
+
+EXPORTED int CS_INTERPOSER(mtx_trylock)(mtx_t *m) {
+  return c11_result(CS_INTERPOSER(pthread_mutex_trylock)(
+      reinterpret_cast<pthread_mutex_t *>(m)));
+}
+
+EXPORTED int CS_INTERPOSER(mtx_unlock)(mtx_t *m) {
+  return c11_result(CS_INTERPOSER(pthread_mutex_unlock)(
+      reinterpret_cast<pthread_mutex_t *>(m)));
+}
+
+EXPORTED int CS_INTERPOSER(cnd_signal)(cnd_t *c) {
+  return c11_result(
+      CS_INTERPOSER(pthread_cond_signal)(reinterpret_cast<pthread_cond_t *>(c)));
+}
+
+EXPORTED int CS_INTERPOSER(cnd_broadcast)(cnd_t *c) {
+  return c11_result(CS_INTERPOSER(pthread_cond_broadcast)(
+      reinterpret_cast<pthread_cond_t *>(c)));
+}
+
+EXPORTED int CS_INTERPOSER(cnd_wait)(cnd_t *c, mtx_t *m) {
+  return c11_result(
+      CS_INTERPOSER(pthread_cond_wait)(reinterpret_cast<pthread_cond_t *>(c),
+                                       reinterpret_cast<pthread_mutex_t *>(m)));
+}
+
+EXPORTED int CS_INTERPOSER(cnd_timedwait)(cnd_t *c, mtx_t *m,
+                                          const struct timespec *abs) {
+  return c11_result(CS_INTERPOSER(pthread_cond_timedwait)(
+      reinterpret_cast<pthread_cond_t *>(c),
+      reinterpret_cast<pthread_mutex_t *>(m), abs));
+}
+
+EXPORTED void CS_INTERPOSER(call_once)(once_flag *once, void (*init)(void)) {
+  CS_INTERPOSER(pthread_once)(reinterpret_cast<pthread_once_t *>(once), init);
+}
+
 EXPORTED int CS_INTERPOSER(sem_post)(sem_t *s) noexcept {
   if (!sem_ours(s))
     return next().sem_post(s);
@@ -816,6 +1467,20 @@ namespace {
 // A call the runtime does not take over: the C library's (or the
 // sanitizer's) definition, blocking.
 int forward(copystack_io_call *c) {
+  if (c->kind == COPYSTACK_IO_RWLOCK) {
+    auto *l = static_cast<pthread_rwlock_t *>(c->p[0]);
+    auto *abs = static_cast<const timespec *>(c->p[1]);
+    auto clock = static_cast<clockid_t>(c->n[0]);
+    if (c->n[1])
+      return abs ? next().rwlock_clockwrlock(l, clock, abs)
+                 : next().rwlock_wrlock(l);
+    return abs ? next().rwlock_clockrdlock(l, clock, abs)
+               : next().rwlock_rdlock(l);
+  }
+  if (c->kind == COPYSTACK_IO_BARRIER) {
+    auto *b = static_cast<pthread_barrier_t *>(c->p[0]);
+    return c->n[0] ? next().barrier_destroy(b) : next().barrier_wait(b);
+  }
   if (c->kind == COPYSTACK_IO_SEM_WAIT) {
     auto *s = static_cast<sem_t *>(c->p[0]);
     auto *abs = static_cast<const timespec *>(c->p[1]);

@@ -29,6 +29,10 @@ int64_t raw_futex(void *uaddr, int64_t op, int64_t val, void *ts,
 // them (platform/libc_in_place.cc: then that group runs in place).
 bool pthread_sync_owns_mutexes();
 
+// A thread the runtime started is about to end: tasks joining a thread
+// look again (COPYSTACK_IO_JOIN).
+void thread_ended();
+
 // fork(): the child's thread has a thread id of its own.
 void pthread_sync_after_fork_child();
 

@@ -556,6 +556,7 @@ bool execute(Task *t) {
   begin_running(t); // t->stack is stable from here
   if (t->compacted) // parked long: its frames wait in a heap block
     expand_compacted(t);
+  resume_preempted(t);
   __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
   th.task_lo = t->stack.lo;
@@ -1084,6 +1085,21 @@ int copystack_workers(void) {
   int n = g_requested_workers.load();
   return n > 0 ? n : default_workers();
 }
+
+// sched_yield in instrumented code (io_calls.c): whether the caller, at
+// `here` on its stack, is a task that may yield to the tasks waiting to
+// run (there are some). Otherwise the OS's sched_yield serves: it lets
+// the other threads run, and, with nothing queued, no task waits behind
+// it (a spin loop's sched_yield, on a loaded machine, took the worker long
+// enough for the monitor to hand its tasks to a spare).
+int __copystack_yield_parks(const void *here) {
+  const Thread &th = __copystack_thread;
+  const auto at = reinterpret_cast<uintptr_t>(here);
+  return th.task && !th.task->runner && at >= th.task_lo &&
+         at < th.task_hi && has_work();
+}
+
+int __copystack_os_yield(void) { return sched_yield(); }
 
 void __copystack_yield_then(void *) {
   Task *t = parking_task();

@@ -31,6 +31,7 @@
 #include "platform/interpose.h"
 #include "platform/sanitizers.h"
 #include "core/frame_info.h"
+#include "sched/pthread_sync.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
 
@@ -107,6 +108,7 @@ void unwound(void *arg) {
   abandon_bound(r->task, r->run);
   if (r->start.destroy)
     r->start.destroy(r->start.arg);
+  thread_ended();
 }
 
 void *thread_start(void *p) {
@@ -129,6 +131,7 @@ void *thread_start(void *p) {
   pthread_cleanup_pop(0);
   if (s.destroy)
     s.destroy(s.arg);
+  thread_ended();
   return result;
 }
 
