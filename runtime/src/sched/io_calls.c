@@ -449,39 +449,24 @@ EXPORT void __copystack_blocking__ZNSt6thread4joinEv(pthread_t *id) {
  * objects, which it locks and waits on through its own internal calls,
  * past every interposer): the pthread wrappers above, with C11's results.
  * The threads' side is pthread_sync.cc's. */
-static int c11_result(int r) {
-  switch (r) {
-  case 0:
-    return thrd_success;
-  case EBUSY:
-    return thrd_busy;
-  case ETIMEDOUT:
-    return thrd_timedout;
-  case ENOMEM:
-    return thrd_nomem;
-  default:
-    return thrd_error;
-  }
-}
-
 EXPORT int __copystack_blocking_mtx_lock(mtx_t *m) {
-  return c11_result(__copystack_blocking_pthread_mutex_lock((pthread_mutex_t *)m));
+  return copystack_c11_result(__copystack_blocking_pthread_mutex_lock((pthread_mutex_t *)m));
 }
 
 EXPORT int __copystack_blocking_mtx_timedlock(mtx_t *m,
                                               const struct timespec *abstime) {
-  return c11_result(__copystack_blocking_pthread_mutex_timedlock(
+  return copystack_c11_result(__copystack_blocking_pthread_mutex_timedlock(
       (pthread_mutex_t *)m, abstime));
 }
 
 EXPORT int __copystack_blocking_cnd_wait(cnd_t *c, mtx_t *m) {
-  return c11_result(__copystack_blocking_pthread_cond_wait(
+  return copystack_c11_result(__copystack_blocking_pthread_cond_wait(
       (pthread_cond_t *)c, (pthread_mutex_t *)m));
 }
 
 EXPORT int __copystack_blocking_cnd_timedwait(cnd_t *c, mtx_t *m,
                                               const struct timespec *abstime) {
-  return c11_result(__copystack_blocking_pthread_cond_timedwait(
+  return copystack_c11_result(__copystack_blocking_pthread_cond_timedwait(
       (pthread_cond_t *)c, (pthread_mutex_t *)m, abstime));
 }
 

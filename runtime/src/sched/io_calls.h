@@ -54,7 +54,9 @@ enum copystack_io_kind {
 };
 
 /* pthread_once's word (pthread_sync.cc), for io_calls.c's wrapper. */
+#include <errno.h>
 #include <pthread.h>
+#include <threads.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,6 +70,21 @@ int __copystack_once_begin(pthread_once_t *once, int *seen);
 /* done: 1 after the initializer returned, 0 when it threw. */
 void __copystack_once_end(pthread_once_t *once, int done);
 int __copystack_once_forward(pthread_once_t *once, void (*init)(void));
+/* A pthread call's result as C11's <threads.h> reports it. */
+static inline int copystack_c11_result(int r) {
+  switch (r) {
+  case 0:
+    return thrd_success;
+  case EBUSY:
+    return thrd_busy;
+  case ETIMEDOUT:
+    return thrd_timedout;
+  case ENOMEM:
+    return thrd_nomem;
+  default:
+    return thrd_error;
+  }
+}
 /* sched_yield's (scheduler.cc). */
 int __copystack_yield_parks(const void *here);
 int __copystack_os_yield(void);

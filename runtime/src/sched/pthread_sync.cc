@@ -1389,61 +1389,46 @@ EXPORTED int CS_INTERPOSER(pthread_once)(pthread_once_t *o,
 // would lock and wait on the same objects through its internal calls,
 // with a thread's owner id and a wake that reaches no task. Through the
 // pthread interposers above.
-static int c11_result(int r) {
-  switch (r) {
-  case 0:
-    return thrd_success;
-  case EBUSY:
-    return thrd_busy;
-  case ETIMEDOUT:
-    return thrd_timedout;
-  case ENOMEM:
-    return thrd_nomem;
-  default:
-    return thrd_error;
-  }
-}
-
 EXPORTED int CS_INTERPOSER(mtx_lock)(mtx_t *m) {
-  return c11_result(
+  return copystack_c11_result(
       CS_INTERPOSER(pthread_mutex_lock)(reinterpret_cast<pthread_mutex_t *>(m)));
 }
 
 EXPORTED int CS_INTERPOSER(mtx_timedlock)(mtx_t *m,
                                           const struct timespec *abs) {
-  return c11_result(CS_INTERPOSER(pthread_mutex_timedlock)(
+  return copystack_c11_result(CS_INTERPOSER(pthread_mutex_timedlock)(
       reinterpret_cast<pthread_mutex_t *>(m), abs));
 }
 
 EXPORTED int CS_INTERPOSER(mtx_trylock)(mtx_t *m) {
-  return c11_result(CS_INTERPOSER(pthread_mutex_trylock)(
+  return copystack_c11_result(CS_INTERPOSER(pthread_mutex_trylock)(
       reinterpret_cast<pthread_mutex_t *>(m)));
 }
 
 EXPORTED int CS_INTERPOSER(mtx_unlock)(mtx_t *m) {
-  return c11_result(CS_INTERPOSER(pthread_mutex_unlock)(
+  return copystack_c11_result(CS_INTERPOSER(pthread_mutex_unlock)(
       reinterpret_cast<pthread_mutex_t *>(m)));
 }
 
 EXPORTED int CS_INTERPOSER(cnd_signal)(cnd_t *c) {
-  return c11_result(
+  return copystack_c11_result(
       CS_INTERPOSER(pthread_cond_signal)(reinterpret_cast<pthread_cond_t *>(c)));
 }
 
 EXPORTED int CS_INTERPOSER(cnd_broadcast)(cnd_t *c) {
-  return c11_result(CS_INTERPOSER(pthread_cond_broadcast)(
+  return copystack_c11_result(CS_INTERPOSER(pthread_cond_broadcast)(
       reinterpret_cast<pthread_cond_t *>(c)));
 }
 
 EXPORTED int CS_INTERPOSER(cnd_wait)(cnd_t *c, mtx_t *m) {
-  return c11_result(
+  return copystack_c11_result(
       CS_INTERPOSER(pthread_cond_wait)(reinterpret_cast<pthread_cond_t *>(c),
                                        reinterpret_cast<pthread_mutex_t *>(m)));
 }
 
 EXPORTED int CS_INTERPOSER(cnd_timedwait)(cnd_t *c, mtx_t *m,
                                           const struct timespec *abs) {
-  return c11_result(CS_INTERPOSER(pthread_cond_timedwait)(
+  return copystack_c11_result(CS_INTERPOSER(pthread_cond_timedwait)(
       reinterpret_cast<pthread_cond_t *>(c),
       reinterpret_cast<pthread_mutex_t *>(m), abs));
 }
