@@ -752,6 +752,7 @@ int fd_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
       // Not the kind of descriptor it was when the runtime looked (it was
       // closed behind the runtime's back and its number reused).
       pd->kind.store(kUnknown);
+      pd->nowait_writes.store(0);
       if (!done)
         return blocking(c, w);
     }

@@ -436,6 +436,7 @@ void forget_fd(int fd) {
     pd->registered = false;
     pd->accepting = false;
     pd->kind.store(0);
+    pd->nowait_writes.store(0);
     pd->nonblock = 0;
     pd->timeo_known = false;
     pd->deadline[0].store(0);

@@ -108,6 +108,9 @@ struct PollDesc {
   // io.cc's cache, valid for this incarnation.
   bool accepting = false;       // a task is in poll-then-accept
   std::atomic<uint8_t> kind{0}; // io.cc's FdKind; 0: not looked at
+  // A regular file's RWF_NOWAIT writes (io_pool.cc): 0 not tried, 1 the
+  // file system refuses them (EOPNOTSUPP), 2 it honours them.
+  std::atomic<uint8_t> nowait_writes{0};
   uint8_t nonblock = 0;         // O_NONBLOCK: 0 unknown, 1 no, 2 yes
   uint32_t flags_epoch = 0;     // when nonblock was read
   uint32_t timeo_epoch = 0;     // when the timeouts were read
