@@ -63,6 +63,12 @@ struct Worker {
   uint64_t ticks = 0;
   // Which shared queue refills an empty local queue first (look()).
   bool refill_global = false;
+  // Owner only. When this worker's queue overflowed, its oldest half went
+  // to the global queue: until the global queue has handed out every task
+  // put there up to then (its `takes` reach this), it comes before the
+  // local queue, so those tasks do not wait behind the newer ones left
+  // here (runq_put).
+  uint64_t global_first_until = 0;
   // Published once the worker runs; the monitor reads its foreign-call state.
   std::atomic<Thread *> thread{nullptr};
   // Held while the monitor writes to a retired worker's thread, and by the
@@ -101,8 +107,8 @@ struct TaskQueue {
   std::atomic<uint64_t> puts{0}, takes{0};
   void put(Task *t) { put_chain(t, t, 1); }
   // Appends first..last, n tasks already chained through next, under one
-  // lock.
-  void put_chain(Task *first, Task *last, uint64_t n);
+  // lock; returns `puts` after them.
+  uint64_t put_chain(Task *first, Task *last, uint64_t n);
   Task *get(Worker *w, uint32_t batch);
 };
 
@@ -168,7 +174,7 @@ int default_workers() {
 
 // ---- the shared queues ---------------------------------------------------
 
-void TaskQueue::put_chain(Task *first, Task *last, uint64_t n) {
+uint64_t TaskQueue::put_chain(Task *first, Task *last, uint64_t n) {
   last->next = nullptr;
   std::lock_guard<std::mutex> g(lock);
   if (tail)
@@ -177,8 +183,9 @@ void TaskQueue::put_chain(Task *first, Task *last, uint64_t n) {
     head = first;
   tail = last;
   len.fetch_add(n);
-  puts.store(puts.load(std::memory_order_relaxed) + n,
-             std::memory_order_relaxed);
+  uint64_t total = puts.load(std::memory_order_relaxed) + n;
+  puts.store(total, std::memory_order_relaxed);
+  return total;
 }
 
 // Takes one task, and moves up to `batch` more into w's queue.
@@ -227,7 +234,14 @@ void runq_put(Worker *w, Task *t) {
       w->tail.store(tl + 1, std::memory_order_release);
       return;
     }
-    // Full: move half of it, and t, to the global queue.
+    // Full: move half of it, and t, to the global queue. The moved half
+    // is the oldest, and it runs before the half left here (look(),
+    // global_first_until): tasks keep their order across the overflow.
+    // Without that rule the shed tasks waited until this queue ran dry,
+    // which a server that keeps it full never lets happen (a thread-per-
+    // connection server with a condition-variable work queue, 1,000
+    // connections on one worker: every connection had a request wait
+    // over 50 ms, p99 80 ms against Go's 20).
     uint32_t n = (tl - h) / 2;
     Task *batch[Worker::kQueue / 2 + 1];
     for (uint32_t i = 0; i < n; ++i)
@@ -240,7 +254,8 @@ void runq_put(Worker *w, Task *t) {
     batch[n] = t;
     for (uint32_t i = 0; i < n; ++i)
       batch[i]->next = batch[i + 1];
-    g_sched.global.put_chain(batch[0], t, n + 1);
+    // t, the newest, waits behind the tasks left here.
+    w->global_first_until = g_sched.global.put_chain(batch[0], t, n + 1) - 1;
     return;
   }
 }
@@ -454,6 +469,12 @@ Task *look(Worker *w, bool take_runnext) {
   // 10 ms sleep beside four busy tasks on one worker, Go 10 ms).
   if (Task *t = g_sched.woken.get(w, 1))
     return t;
+  if (w->global_first_until >
+      g_sched.global.takes.load(std::memory_order_relaxed)) {
+    if (Task *t = g_sched.global.get(w, 0))
+      return t;
+    w->global_first_until = 0; // taken by others meanwhile
+  }
   if (Task *t = runq_get(w))
     return t;
   if (Task *t = preempted_take(false))
