@@ -9,6 +9,7 @@
 #include "platform/sanitizers.h"
 #include "platform/signals.h"
 #include "platform/thread.h"
+#include "sched/io_calls.h"
 #include "sched/task.h"
 
 #include <cerrno>
@@ -542,20 +543,57 @@ const char *reason_name(uint8_t r) {
   }
 }
 
+// The blocking call a task parked in (kWaitCall), as the dump names
+// it: Go's "IO wait" and "sleep" where Go has them, else the call.
+const char *call_name(uint8_t kind, char *buf, size_t len) {
+  const bool pool = kind & kWaitOnIoThread;
+  const char *name = nullptr;
+  switch (kind & (kWaitOnIoThread - 1)) {
+  case COPYSTACK_IO_SLEEP:
+  case COPYSTACK_IO_USLEEP:
+  case COPYSTACK_IO_NANOSLEEP:
+  case COPYSTACK_IO_CLOCK_NANOSLEEP: return "sleep";
+  case COPYSTACK_IO_FUTEX: return "futex wait";
+  case COPYSTACK_IO_MUTEX_LOCK: return "pthread_mutex_lock";
+  case COPYSTACK_IO_COND_WAIT: return "pthread_cond_wait";
+  case COPYSTACK_IO_SEM_WAIT: return "sem_wait";
+  case COPYSTACK_IO_RWLOCK: return "pthread_rwlock lock";
+  case COPYSTACK_IO_BARRIER: return "pthread_barrier_wait";
+  case COPYSTACK_IO_JOIN: return "pthread_join";
+  case COPYSTACK_IO_READ: case COPYSTACK_IO_READV: name = "read"; break;
+  case COPYSTACK_IO_WRITE: case COPYSTACK_IO_WRITEV: name = "write"; break;
+  case COPYSTACK_IO_PREAD: name = "pread"; break;
+  case COPYSTACK_IO_PWRITE: name = "pwrite"; break;
+  case COPYSTACK_IO_FSYNC: name = "fsync"; break;
+  case COPYSTACK_IO_FDATASYNC: name = "fdatasync"; break;
+  case COPYSTACK_IO_FLOCK: name = "flock"; break;
+  case COPYSTACK_IO_WAITPID: name = "waitpid"; break;
+  case COPYSTACK_IO_GETADDRINFO: name = "getaddrinfo"; break;
+  default: break;
+  }
+  if (!pool || !name)
+    return "IO wait";
+  snprintf(buf, len, "%s, on an I/O thread", name);
+  return buf;
+}
+
 void format_wait(const Task *t, char *buf, size_t len) {
   uint8_t r = t->wait_reason.load(std::memory_order_acquire);
   if (r == kWaitNone) {
     snprintf(buf, len, "runnable");
     return;
   }
+  char call[64];
+  const char *reason = r & kWaitCall ? call_name(r, call, sizeof call)
+                                     : reason_name(r);
   uint32_t waited =
       coarse_ms() - t->wait_since.load(std::memory_order_relaxed);
   if (waited < 1000)
-    snprintf(buf, len, "%s, %u ms", reason_name(r), waited);
+    snprintf(buf, len, "%s, %u ms", reason, waited);
   else if (waited < 120000)
-    snprintf(buf, len, "%s, %u s", reason_name(r), waited / 1000);
+    snprintf(buf, len, "%s, %u s", reason, waited / 1000);
   else
-    snprintf(buf, len, "%s, %u minutes", reason_name(r), waited / 60000);
+    snprintf(buf, len, "%s, %u minutes", reason, waited / 60000);
 }
 
 // ---- the dump ------------------------------------------------------------------

@@ -1215,7 +1215,8 @@ static bool can_park(const copystack_io_call *c) {
          config().netpoll;
 }
 
-extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
+namespace {
+int io_begin(copystack_io_call *c) {
   auto *w = static_cast<IoWait *>(c->wait);
   WaitEnd end = w ? finish_wait(w) : kNotWaiting;
   if (c->kind == COPYSTACK_IO_FUTEX && !is_futex_wait(c->n[0])) {
@@ -1262,6 +1263,18 @@ extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   default:
     return fd_call(c, w, end);
   }
+}
+} // namespace
+
+extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
+  int r = io_begin(c);
+  if (r == COPYSTACK_MUST_PARK)
+  {
+    auto *w = static_cast<IoWait *>(c->wait);
+    static_assert(COPYSTACK_IO_KINDS <= kWaitOnIoThread, "task.h kWaitCall");
+    w->kind = static_cast<uint8_t>(c->kind | (w->job ? kWaitOnIoThread : 0));
+  }
+  return r;
 }
 
 // ---- interposers

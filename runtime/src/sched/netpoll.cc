@@ -787,7 +787,8 @@ extern "C" {
 void __copystack_io_park_then(void *arg) {
   auto *w = static_cast<IoWait *>(arg);
   Task *task = parking_task();
-  set_waiting(task, kWaitExternal); // not a deadlock (sched/deadlock.h)
+  // Not a deadlock (sched/deadlock.h): the dump names the call.
+  set_waiting(task, w->kind ? kWaitCall | w->kind : kWaitExternal);
   w->task = task;
   const uint64_t seq = g.seq.fetch_add(1) + 1;
   // Every descriptor's lock, in address order (two waits on overlapping

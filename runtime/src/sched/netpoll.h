@@ -205,6 +205,8 @@ struct IoWait {
   bool fqueued = false;
   bool handed = false; // ended by futex_hand_off
   void *job = nullptr;  // a call on an I/O thread (io_pool.cc)
+  uint8_t kind = 0;     // the call's copystack_io_kind, for the task dump,
+                        // with kWaitOnIoThread when an I/O thread makes it
 };
 
 // A wait with room for nrecs records (recs points at them, zeroed).

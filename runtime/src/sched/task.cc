@@ -342,7 +342,7 @@ void outside_task(const char *call) {
         call);
 }
 
-void set_waiting(Task *t, WaitReason r) {
+void set_waiting(Task *t, uint8_t r) {
   t->wait_since.store(coarse_ms(), std::memory_order_relaxed);
   t->parked_seen.store(0, std::memory_order_relaxed);
   t->wait_reason.store(r, std::memory_order_release);

@@ -53,11 +53,17 @@ enum WaitReason : uint8_t {
   kWaitSleep,          // sleep: a timer wakes it
   kWaitExternal,       // an external event (a file descriptor's poller)
 };
+// A blocking call's wait, an external one that the task dump names:
+// kWaitCall | the call's copystack_io_kind (sched/io_calls.h, below 64),
+// with kWaitOnIoThread when one of the I/O threads makes it.
+constexpr uint8_t kWaitCall = 0x80;
+constexpr uint8_t kWaitOnIoThread = 0x40;
 
 // Only other tasks and threads can end these waits: a program whose tasks
 // all wait so, with nothing outside them that could, is deadlocked.
 inline bool waits_on_tasks(uint8_t r) {
-  return r != kWaitNone && r != kWaitSleep && r != kWaitExternal;
+  return r != kWaitNone && r != kWaitSleep && r != kWaitExternal &&
+         !(r & kWaitCall);
 }
 
 // 224 bytes: with a 2 KiB stack, what a parked task costs (docs/tasks.md).
@@ -177,7 +183,7 @@ constexpr uint32_t kObservePatienceMs = 1000;
 
 // Records that the calling task is about to park for reason r (under the
 // primitive's lock: whoever wakes it sees the record).
-void set_waiting(Task *t, WaitReason r);
+void set_waiting(Task *t, uint8_t r); // a WaitReason, or kWaitCall | ...
 
 // fork(): the task structures' locks (sched/fork.cc).
 void task_fork_lock();
