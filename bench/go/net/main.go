@@ -7,6 +7,12 @@
 //	                    goroutines wait in Read: memory per connection
 //	net serve           an HTTP-style keep-alive server on a free loopback
 //	                    port (printed first), until killed
+//	net queue-serve [POOL]
+//	                    the same server written as bench/thread_server.cpp
+//	                    is: a goroutine per connection hands each request
+//	                    to POOL (4) worker goroutines through a queue
+//	                    guarded by a sync.Mutex and a sync.Cond, and waits
+//	                    on its own sync.Cond for the answer
 //	net load PORT CONNS REQUESTS
 //	                    CONNS connections to 127.0.0.1:PORT send REQUESTS
 //	                    requests in all, each waiting for its response;
@@ -211,6 +217,116 @@ func serve() {
 	}
 }
 
+// The work queue of queueServe, as bench/thread_server.cpp's.
+type qConn struct {
+	mu     sync.Mutex
+	cv     *sync.Cond
+	done   bool
+	answer uint64
+}
+
+type qJob struct {
+	req  []byte
+	conn *qConn
+}
+
+var (
+	qMu      sync.Mutex
+	qCv      = sync.NewCond(&qMu)
+	qJobs    []qJob
+	qAnswers uint64
+)
+
+func fnv1a(p []byte) uint64 {
+	h := uint64(1469598103934665603)
+	for _, b := range p {
+		h = (h ^ uint64(b)) * 1099511628211
+	}
+	return h
+}
+
+func qWorker() {
+	for {
+		qMu.Lock()
+		for len(qJobs) == 0 {
+			qCv.Wait()
+		}
+		j := qJobs[0]
+		qJobs = qJobs[1:]
+		qAnswers++
+		qMu.Unlock()
+		h := fnv1a(j.req)
+		j.conn.mu.Lock()
+		j.conn.answer = h
+		j.conn.done = true
+		j.conn.mu.Unlock()
+		j.conn.cv.Signal()
+	}
+}
+
+func askPool(c *qConn, req []byte) uint64 {
+	qMu.Lock()
+	qJobs = append(qJobs, qJob{req, c})
+	qMu.Unlock()
+	qCv.Signal()
+	c.mu.Lock()
+	for !c.done {
+		c.cv.Wait()
+	}
+	c.done = false
+	a := c.answer
+	c.mu.Unlock()
+	return a
+}
+
+func queueConn(c net.Conn) {
+	qc := &qConn{}
+	qc.cv = sync.NewCond(&qc.mu)
+	buf := make([]byte, 4096)
+	have := 0
+	for {
+		n, err := c.Read(buf[have:])
+		if err != nil {
+			break
+		}
+		have += n
+		start := 0
+		for {
+			end := bytes.Index(buf[start:have], []byte("\r\n\r\n"))
+			if end < 0 {
+				break
+			}
+			askPool(qc, buf[start:start+end+4])
+			if _, err := c.Write(response); err != nil {
+				c.Close()
+				return
+			}
+			start += end + 4
+		}
+		copy(buf, buf[start:have])
+		have -= start
+		if have == len(buf) {
+			break
+		}
+	}
+	c.Close()
+}
+
+func queueServe(pool int) {
+	l, addr := listen()
+	fmt.Printf("port=%s\n", addr[strings.LastIndex(addr, ":")+1:])
+	for i := 0; i < pool; i++ {
+		go qWorker()
+	}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			die(err)
+		}
+		go queueConn(c)
+	}
+}
+
 var request = []byte("GET / HTTP/1.1\r\nHost: bench\r\n\r\n")
 
 func load(port string, conns, requests int) {
@@ -271,11 +387,17 @@ func main() {
 		idle(num(args[1]))
 	case len(args) == 1 && args[0] == "serve":
 		serve()
+	case len(args) >= 1 && len(args) <= 2 && args[0] == "queue-serve":
+		pool := 4
+		if len(args) == 2 {
+			pool = num(args[1])
+		}
+		queueServe(pool)
 	case len(args) == 4 && args[0] == "load":
 		load(args[1], num(args[2]), num(args[3]))
 	default:
 		fmt.Fprintln(os.Stderr,
-			"usage: net echo N ROUNDS | idle N | serve | load PORT CONNS REQUESTS")
+			"usage: net echo N ROUNDS | idle N | serve | queue-serve [POOL] | load PORT CONNS REQUESTS")
 		os.Exit(2)
 	}
 }
