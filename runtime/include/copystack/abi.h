@@ -138,6 +138,7 @@
   X(pthread_rwlock_timedwrlock, 2) X(pthread_rwlock_clockwrlock, 3)           \
   X(pthread_barrier_wait, 1) X(pthread_barrier_destroy, 1)                   \
   X(pthread_once, 2) X(pthread_join, 2) X(thrd_join, 2)                      \
+  X(pthread_timedjoin_np, 3) X(pthread_clockjoin_np, 4)                       \
   X(_ZNSt6thread4joinEv, 1) X(mtx_lock, 1) X(mtx_timedlock, 2)                \
   X(cnd_wait, 2) X(cnd_timedwait, 3) X(call_once, 2) X(sched_yield, 0)        \
   X(pread, 4) X(pwrite, 4) X(__pread_chk, 5) X(fsync, 1) X(fdatasync, 1)       \

@@ -228,22 +228,9 @@ void read_timeouts(PollDesc *pd, int fd) {
 // ---- results
 // ---------------------------------------------------------------------
 
-// The call returns result (errno as the caller left it).
-int finish(copystack_io_call *c, IoWait *w, int64_t result) {
-  int saved = errno;
-  if (w) {
-    free_wait(w);
-    c->wait = nullptr;
-  }
-  c->result = result;
-  errno = saved;
-  return 1;
-}
-
-int fail(copystack_io_call *c, IoWait *w, int err) {
-  errno = err;
-  return finish(c, w, -1);
-}
+// The call returns result (errno as the caller left it), or fails.
+constexpr auto finish = finish_call; // netpoll.h
+constexpr auto fail = fail_call;
 
 // The C library's blocking call, in place.
 int64_t blocking_call(copystack_io_call *c) {

@@ -42,7 +42,7 @@ enum copystack_io_kind {
   COPYSTACK_IO_SEM_WAIT,  /* -   sem abstime               clock         */
   COPYSTACK_IO_RWLOCK,    /* -   rwlock abstime            clock write   */
   COPYSTACK_IO_BARRIER,   /* -   barrier                   destroy       */
-  COPYSTACK_IO_JOIN,      /* -   thread result                           */
+  COPYSTACK_IO_JOIN,      /* -   thread result abstime     clock         */
   COPYSTACK_IO_PREAD,     /* fd  buf                       len offset    */
   COPYSTACK_IO_PWRITE,    /* fd  buf                       len offset    */
   COPYSTACK_IO_FSYNC,     /* fd                                          */

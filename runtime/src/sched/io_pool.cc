@@ -228,21 +228,8 @@ void free_job(Job *j) {
   delete j;
 }
 
-int finish(copystack_io_call *c, IoWait *w, int64_t result) {
-  int saved = errno;
-  if (w) {
-    free_wait(w);
-    c->wait = nullptr;
-  }
-  c->result = result;
-  errno = saved;
-  return 1;
-}
-
-int fail(copystack_io_call *c, IoWait *w, int err) {
-  errno = err;
-  return finish(c, w, -1);
-}
+constexpr auto finish = finish_call; // netpoll.h
+constexpr auto fail = fail_call;
 
 // The in-place answer (also for callers the pool cannot serve): the
 // blocking call itself.

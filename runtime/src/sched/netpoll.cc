@@ -548,6 +548,8 @@ IoWait *new_wait(int nrecs) {
   w->signals = SignalCounts{};
   w->done = 0;
   w->started = 0;
+  w->until = 0;
+  w->kind = 0;
   return w;
 }
 
@@ -561,6 +563,22 @@ void free_wait(IoWait *w) {
   std::lock_guard<SpinLock> l(g_free_lock);
   w->next_free = g_free;
   g_free = w;
+}
+
+int finish_call(copystack_io_call *c, IoWait *w, int64_t result) {
+  int saved = errno;
+  if (w) {
+    free_wait(w);
+    c->wait = nullptr;
+  }
+  c->result = result;
+  errno = saved;
+  return 1;
+}
+
+int fail_call(copystack_io_call *c, IoWait *w, int err) {
+  errno = err;
+  return finish_call(c, w, -1);
 }
 
 void snapshot(WaitRec *rec, PollDesc *pd, uint32_t dirs) {

@@ -34,6 +34,8 @@
 #include <atomic>
 #include <cstdint>
 
+struct copystack_io_call; // copystack/copystack.h
+
 namespace copystack_rt {
 
 // ---- the scheduler's hooks
@@ -195,6 +197,7 @@ struct IoWait {
   // io.cc's progress through the call, kept across parks.
   uint64_t done = 0;    // bytes already transferred
   uint64_t started = 0; // when it first had to wait
+  uint64_t until = 0;   // a polling call's own deadline (a timed join)
   IoWait *next_free = nullptr;
   // A futex wait (io.cc's futex_call): the word, the value it must still
   // hold when the wait is published, the FUTEX_WAIT_BITSET bits, and the
@@ -212,6 +215,13 @@ struct IoWait {
 // A wait with room for nrecs records (recs points at them, zeroed).
 IoWait *new_wait(int nrecs);
 void free_wait(IoWait *w);
+
+// The end of a call (io.cc and what it hands calls to): its wait, if it
+// had one, freed (errno kept), and result stored. Returns 1, what
+// __copystack_io_begin returns for a call that is done.
+int finish_call(copystack_io_call *c, IoWait *w, int64_t result);
+// The same with result -1 and errno err.
+int fail_call(copystack_io_call *c, IoWait *w, int err);
 
 // Fills rec for a wait on pd in dirs: the incarnation and the edges now.
 // Call before the attempt that may find the descriptor not ready.

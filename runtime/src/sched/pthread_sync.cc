@@ -798,14 +798,7 @@ void once_end(pthread_once_t *o, bool done) {
 // stage of a wait on a condition variable.
 constexpr uint64_t kCondWaiting = 0, kCondRelock = 1, kCondRelockTimedOut = 2;
 
-int finish(copystack_io_call *c, IoWait *w, int64_t result) {
-  if (w) {
-    free_wait(w);
-    c->wait = nullptr;
-  }
-  c->result = result;
-  return 1;
-}
+constexpr auto finish = finish_call; // netpoll.h
 
 // Parks on word until it no longer holds val, a wake, or deadline (0:
 // none).
@@ -1009,7 +1002,8 @@ int barrier_destroy_blocking(pthread_barrier_t *b) {
 }
 
 // COPYSTACK_IO_JOIN: p[0] the thread (a pthread_t), p[1] where its
-// result goes. The kernel's wake-up of a thread's joiners (the thread id
+// result goes, p[2] the deadline of a timed join (pthread_timedjoin_np,
+// pthread_clockjoin_np) on clock n[0], or null. The kernel's wake-up of a thread's joiners (the thread id
 // word it clears) reaches no task: a task polls with pthread_tryjoin_np,
 // after each thread that ends (thread_tasks.cc announces the threads it
 // started) or else after a back-off from 20 us to 4 ms.
@@ -1023,13 +1017,24 @@ int join_call(copystack_io_call *c, IoWait *w) {
   if (r != EBUSY)
     return finish(c, w, r);
   if (!w) {
+    Deadline d;
+    if (!make_deadline(static_cast<const timespec *>(c->p[2]),
+                       static_cast<clockid_t>(c->n[0]), d))
+      return finish(c, w, EINVAL);
     w = new_wait(0);
     w->started = now_ns();
     w->done = kJoinFirstNs;
+    w->until = d.mono;
   } else {
     w->done = std::min<uint64_t>(w->done * 2, kJoinMaxNs);
   }
-  return park_on(c, w, &g_thread_ends, ends, now_ns() + w->done);
+  uint64_t now = now_ns();
+  if (w->until && now >= w->until)
+    return finish(c, w, ETIMEDOUT);
+  uint64_t at = now + w->done;
+  if (w->until && w->until < at)
+    at = w->until;
+  return park_on(c, w, &g_thread_ends, ends, at);
 }
 
 int forward(copystack_io_call *c);
@@ -1066,6 +1071,11 @@ int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 }
 
 int64_t pthread_sync_blocking(copystack_io_call *c) {
+  if (c->kind == COPYSTACK_IO_JOIN && c->p[2])
+    return pthread_clockjoin_np(reinterpret_cast<pthread_t>(c->p[0]),
+                                static_cast<void **>(c->p[1]),
+                                static_cast<clockid_t>(c->n[0]),
+                                static_cast<const timespec *>(c->p[2]));
   if (c->kind == COPYSTACK_IO_JOIN)
     return pthread_join(reinterpret_cast<pthread_t>(c->p[0]),
                         static_cast<void **>(c->p[1]));
