@@ -140,15 +140,30 @@ bool binds_here(const char *const *names, int n);
 // comes after the C library in the global scope: a host built without it
 // that loads an instrumented library), so that every caller in the process
 // follows the same protocol. Otherwise every call is the C library's.
-bool sync_enabled() {
+// Decided at the first call, before or after the constructors run, and
+// never changed: the same every time it is computed, so two threads that
+// decide at once agree. One load on the interposers' paths (a function-
+// local static's guard made it two loads and two branches, which a mutex
+// taken around most of SQLite's work pays twice per lock).
+std::atomic<signed char> g_sync{-1}; // -1: not decided yet
+
+__attribute__((noinline)) bool decide_sync() {
 #ifdef COPYSTACK_NO_INTERPOSERS
-  return false;
+  const bool on = false;
 #else
-  static const bool on =
+  const bool on =
       !__interceptor_pthread_mutex_lock && !__interceptor_pthread_cond_wait &&
       binds_here(kInterposed, sizeof kInterposed / sizeof *kInterposed);
-  return on;
 #endif
+  g_sync.store(on ? 1 : 0, std::memory_order_relaxed);
+  return on;
+}
+
+inline bool sync_enabled() {
+  signed char s = g_sync.load(std::memory_order_relaxed);
+  if (__builtin_expect(s >= 0, 1))
+    return s != 0;
+  return decide_sync();
 }
 
 // The C library's (or a sanitizer's) definition of name.
@@ -387,11 +402,15 @@ int held_by_me(pthread_mutex_t *m, int me, bool trylock) {
 }
 
 // The lock word was taken: the owner's fields, as glibc keeps them.
-void taken(pthread_mutex_t *m, int me) {
+inline void taken(pthread_mutex_t *m, int me, int kind) {
   __atomic_store_n(&m->__data.__owner, me, __ATOMIC_RELAXED);
-  if ((kind_of(m) & kKindMask) == kRecursive)
+  if (kind == kRecursive)
     m->__data.__count = 1;
   ++m->__data.__nusers;
+}
+
+void taken(pthread_mutex_t *m, int me) {
+  taken(m, me, kind_of(m) & kKindMask);
 }
 
 bool try_take(pthread_mutex_t *m) {
@@ -405,14 +424,19 @@ bool grab(pthread_mutex_t *m) {
   return lock_word(m)->exchange(2, std::memory_order_acquire) == 0;
 }
 
-int mutex_trylock(pthread_mutex_t *m) {
-  int me = self_owner();
-  int r = held_by_me(m, me, true);
-  if (r >= 0)
-    return r;
+// Inline in the interposer, as mutex_unlock: the common case, a normal
+// mutex, reads the kind once and makes no call.
+__attribute__((always_inline)) inline int mutex_trylock(pthread_mutex_t *m) {
+  const int kind = kind_of(m) & kKindMask;
+  const int me = self_owner();
+  if (kind != 0) {
+    int r = held_by_me(m, me, true);
+    if (r >= 0)
+      return r;
+  }
   if (!try_take(m))
     return EBUSY;
-  taken(m, me);
+  taken(m, me, kind);
   return 0;
 }
 
@@ -447,7 +471,9 @@ int mutex_lock_blocking(pthread_mutex_t *m, const timespec *abs,
 // runs.
 constexpr uint64_t kStarvedNs = 1000 * 1000;
 
-int mutex_unlock(pthread_mutex_t *m) {
+__attribute__((noinline)) void unlock_contended(pthread_mutex_t *m);
+
+__attribute__((always_inline)) inline int mutex_unlock(pthread_mutex_t *m) {
   int kind = kind_of(m) & kKindMask;
   if (kind == kRecursive || kind == kErrorCheck) {
     if (__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) !=
@@ -459,12 +485,20 @@ int mutex_unlock(pthread_mutex_t *m) {
   }
   __atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
   --m->__data.__nusers;
+  int one = 1;
+  if (!lock_word(m)->compare_exchange_strong(one, 0,
+                                             std::memory_order_release,
+                                             std::memory_order_relaxed))
+    unlock_contended(m); // the word says there are waiters
+  return 0;
+}
+
+void unlock_contended(pthread_mutex_t *m) {
   if (lock_word(m)->load(std::memory_order_relaxed) == 2 &&
       futex_hand_off(lock_word(m), kStarvedNs))
-    return 0; // held still, now the waiter's (mutex_lock_call)
+    return; // held still, now the waiter's (mutex_lock_call)
   if (lock_word(m)->exchange(0, std::memory_order_release) > 1)
     wake_word(lock_word(m), 1);
-  return 0;
 }
 
 // ---- condition variables
