@@ -175,7 +175,9 @@ var response = []byte("HTTP/1.1 200 OK\r\n" +
 	"\r\n" +
 	"Hello, world!")
 
-func httpConn(c net.Conn) {
+// serveRequests reads keep-alive requests from c and answers each with
+// response, after handle(request) when handle is not nil.
+func serveRequests(c net.Conn, handle func([]byte)) {
 	buf := make([]byte, 4096)
 	have := 0
 	for {
@@ -189,6 +191,9 @@ func httpConn(c net.Conn) {
 			end := bytes.Index(buf[start:have], []byte("\r\n\r\n"))
 			if end < 0 {
 				break
+			}
+			if handle != nil {
+				handle(buf[start : start+end+4])
 			}
 			if _, err := c.Write(response); err != nil {
 				c.Close()
@@ -204,6 +209,8 @@ func httpConn(c net.Conn) {
 	}
 	c.Close()
 }
+
+func httpConn(c net.Conn) { serveRequests(c, nil) }
 
 func serve() {
 	l, addr := listen()
@@ -282,34 +289,7 @@ func askPool(c *qConn, req []byte) uint64 {
 func queueConn(c net.Conn) {
 	qc := &qConn{}
 	qc.cv = sync.NewCond(&qc.mu)
-	buf := make([]byte, 4096)
-	have := 0
-	for {
-		n, err := c.Read(buf[have:])
-		if err != nil {
-			break
-		}
-		have += n
-		start := 0
-		for {
-			end := bytes.Index(buf[start:have], []byte("\r\n\r\n"))
-			if end < 0 {
-				break
-			}
-			askPool(qc, buf[start:start+end+4])
-			if _, err := c.Write(response); err != nil {
-				c.Close()
-				return
-			}
-			start += end + 4
-		}
-		copy(buf, buf[start:have])
-		have -= start
-		if have == len(buf) {
-			break
-		}
-	}
-	c.Close()
+	serveRequests(c, func(req []byte) { askPool(qc, req) })
 }
 
 func queueServe(pool int) {
