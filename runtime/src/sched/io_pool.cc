@@ -297,13 +297,25 @@ bool is_transfer(int kind) {
 int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
   const int fd = c->fd;
   *done = 0;
+  // A probe that fails leaves errno set; a call made in place after it
+  // must see the caller's, which a success leaves as it was.
+  const int saved = errno;
+  auto blocking = [&] {
+    errno = saved;
+    return io_blocking_call(c);
+  };
+  // pread and pwrite at a negative offset fail with EINVAL; the vectored
+  // forms would take it for the file position.
+  if ((c->kind == COPYSTACK_IO_PREAD || c->kind == COPYSTACK_IO_PWRITE) &&
+      c->n[1] < 0)
+    return blocking();
   switch (c->kind) {
   case COPYSTACK_IO_READ:
   case COPYSTACK_IO_READV:
   case COPYSTACK_IO_PREAD: {
     size_t len = data_length(c);
     if (len == 0)
-      return io_blocking_call(c);
+      return blocking();
     int64_t r;
     if (c->kind == COPYSTACK_IO_READV) {
       r = preadv2(fd, static_cast<const iovec *>(c->p[0]),
@@ -314,7 +326,7 @@ int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
                   RWF_NOWAIT);
     }
     if (r < 0 && errno == EOPNOTSUPP)
-      return io_blocking_call(c); // a file system that cannot say (tmpfs)
+      return blocking(); // a file system that cannot say (tmpfs)
     if (r < 0 && errno != EAGAIN)
       return r;
     if (r == 0 || static_cast<size_t>(r) == len)
@@ -338,8 +350,9 @@ int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
     PollDesc *pd = poll_desc(fd);
     uint8_t nowait = pd ? pd->nowait_writes.load(std::memory_order_relaxed) : 0;
     int64_t r = -1;
-    errno = EOPNOTSUPP;
-    if (nowait != 1) {
+    if (nowait == 1) {
+      errno = EOPNOTSUPP;
+    } else {
       if (c->kind == COPYSTACK_IO_WRITEV) {
         r = pwritev2(fd, static_cast<const iovec *>(c->p[0]),
                      static_cast<int>(c->n[0]), -1, RWF_NOWAIT);
@@ -349,8 +362,9 @@ int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
                      c->kind == COPYSTACK_IO_PWRITE ? c->n[1] : -1,
                      RWF_NOWAIT);
       }
-      if (pd && nowait == 0 && (r >= 0 || errno == EAGAIN ||
-                                errno == EOPNOTSUPP)) {
+      // A write of nothing returns before the flag is looked at.
+      if (pd && nowait == 0 && len &&
+          (r >= 0 || errno == EAGAIN || errno == EOPNOTSUPP)) {
         int err = errno;
         pd->nowait_writes.store(r < 0 && err == EOPNOTSUPP ? 1 : 2,
                                 std::memory_order_relaxed);
@@ -358,7 +372,7 @@ int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
       }
     }
     if (r < 0 && errno == EOPNOTSUPP)
-      return io_blocking_call(c);
+      return blocking();
     if (r >= 0 && static_cast<size_t>(r) == len)
       return r;
     if (r < 0 && errno != EAGAIN && errno != EOPNOTSUPP)
@@ -476,10 +490,14 @@ int pool_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     w->futex_val = 0;
     return COPYSTACK_MUST_PARK;
   }
+  const int saved = errno;
   uint64_t done = 0;
   int64_t r = try_in_place(c, &done);
   if (r != -2)
     return finish(c, w, r);
+  // The probe's EAGAIN is not the call's: a task parks with its errno and
+  // returns with it when the call succeeds.
+  errno = saved;
   Job *j = make_job(c, done);
   if (!j)
     return in_place(c, w);

@@ -1105,6 +1105,14 @@ int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 }
 
 int64_t pthread_sync_blocking(copystack_io_call *c) {
+  // A timed join: pthread_timedjoin_np for the realtime clock, which the
+  // sanitizers intercept (ThreadSanitizer has no pthread_clockjoin_np: it
+  // would not see the join).
+  if (c->kind == COPYSTACK_IO_JOIN && c->p[2] &&
+      static_cast<clockid_t>(c->n[0]) == CLOCK_REALTIME)
+    return pthread_timedjoin_np(reinterpret_cast<pthread_t>(c->p[0]),
+                                static_cast<void **>(c->p[1]),
+                                static_cast<const timespec *>(c->p[2]));
   if (c->kind == COPYSTACK_IO_JOIN && c->p[2])
     return pthread_clockjoin_np(reinterpret_cast<pthread_t>(c->p[0]),
                                 static_cast<void **>(c->p[1]),
