@@ -63,12 +63,14 @@ struct Worker {
   uint64_t ticks = 0;
   // Which shared queue refills an empty local queue first (look()).
   bool refill_global = false;
-  // Owner only. When this worker's queue overflowed, its oldest half went
-  // to the global queue: until the global queue has handed out every task
-  // put there up to then (its `takes` reach this), it comes before the
-  // local queue, so those tasks do not wait behind the newer ones left
-  // here (runq_put).
-  uint64_t global_first_until = 0;
+  // When this worker's queue overflowed, its oldest half went to the
+  // global queue: until the global queue has handed out every task put
+  // there up to then (its `takes` reach this), it comes before the local
+  // queue, so those tasks do not wait behind the newer ones left here
+  // (runq_put). The owner's, and a spare's that inherits the queue
+  // (inherit_queue: the stuck owner may come back meanwhile, so relaxed
+  // atomics).
+  std::atomic<uint64_t> global_first_until{0};
   // Published once the worker runs; the monitor reads its foreign-call state.
   std::atomic<Thread *> thread{nullptr};
   // Held while the monitor writes to a retired worker's thread, and by the
@@ -255,7 +257,9 @@ void runq_put(Worker *w, Task *t) {
     for (uint32_t i = 0; i < n; ++i)
       batch[i]->next = batch[i + 1];
     // t, the newest, waits behind the tasks left here.
-    w->global_first_until = g_sched.global.put_chain(batch[0], t, n + 1) - 1;
+    w->global_first_until.store(
+        g_sched.global.put_chain(batch[0], t, n + 1) - 1,
+        std::memory_order_relaxed);
     return;
   }
 }
@@ -349,6 +353,10 @@ void inherit_queue(Worker *spare, Worker *stuck) {
     spare->ring[(tl + i) % Worker::kQueue].store(batch[i],
                                                  std::memory_order_relaxed);
   spare->tail.store(tl + n, std::memory_order_release);
+  // Tasks the stuck worker shed to the global queue stay ahead of these.
+  spare->global_first_until.store(
+      stuck->global_first_until.load(std::memory_order_relaxed),
+      std::memory_order_relaxed);
 }
 
 bool has_work() {
@@ -469,11 +477,12 @@ Task *look(Worker *w, bool take_runnext) {
   // 10 ms sleep beside four busy tasks on one worker, Go 10 ms).
   if (Task *t = g_sched.woken.get(w, 1))
     return t;
-  if (w->global_first_until >
+  if (w->global_first_until.load(std::memory_order_relaxed) >
       g_sched.global.takes.load(std::memory_order_relaxed)) {
     if (Task *t = g_sched.global.get(w, 0))
       return t;
-    w->global_first_until = 0; // taken by others meanwhile
+    // Taken by others meanwhile.
+    w->global_first_until.store(0, std::memory_order_relaxed);
   }
   if (Task *t = runq_get(w))
     return t;
