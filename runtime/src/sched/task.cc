@@ -314,9 +314,15 @@ bool hold_task(Task *t) {
 
 bool hold_task_until(Task *t, uint32_t deadline_ms) {
   while (!hold_task(t)) {
+    uint8_t s = t->state.load(std::memory_order_relaxed);
+    // Released between the attempt and this look: try again. (Taking
+    // that for "not held by a collector" lost the race: the dump printed
+    // a parked task as "being moved", seen in CI with collections every
+    // millisecond.)
+    if (s == kSuspended)
+      continue;
     // Past the deadline (coarse_ms wraps: compared as a difference).
-    if (t->state.load(std::memory_order_relaxed) != kShrinking ||
-        static_cast<int32_t>(coarse_ms() - deadline_ms) >= 0)
+    if (s != kShrinking || static_cast<int32_t>(coarse_ms() - deadline_ms) >= 0)
       return false;
     sched_yield();
   }
