@@ -32,6 +32,10 @@ inline void spin_unlock(std::atomic<uint32_t> &w) {
 class SpinLock {
 public:
   void lock() { spin_lock(word_); }
+  bool try_lock() {
+    uint32_t free = 0;
+    return word_.compare_exchange_strong(free, 1, std::memory_order_acquire);
+  }
   void unlock() { spin_unlock(word_); }
   std::atomic<uint32_t> &word() { return word_; }
 

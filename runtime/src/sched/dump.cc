@@ -10,6 +10,7 @@
 #include "platform/signals.h"
 #include "platform/thread.h"
 #include "sched/io_calls.h"
+#include "sched/scheduler.h"
 #include "sched/task.h"
 
 #include <cerrno>
@@ -657,6 +658,20 @@ void visit(Task *t, void *arg) {
   else if (state == kFree)
     return;
   if (!held) {
+    uintptr_t caller = 0;
+    if (state == kRunning && in_foreign_call(t, &caller)) {
+      // Its worker is blocked for as long as the call lasts: what
+      // docs/tasks.md lists as blocking the worker shows here.
+      char buf[512], what[640];
+      const char *name = caller ? symbol_name(caller) : nullptr;
+      if (name && !g_in_signal)
+        name = demangle(name, buf, sizeof buf);
+      snprintf(what, sizeof what,
+               "running on another thread, in a foreign call%s%s",
+               name ? " from " : "", name ? name : "");
+      print_task(t, what, nullptr);
+      return;
+    }
     print_task(t, state == kRunning ? "running on another thread"
                                     : "being moved",
                nullptr);

@@ -20,7 +20,8 @@
 // tables have no rule this reader follows, that frame is taken as one
 // with a frame pointer. The walk stays on the task's stack and goes up to
 // __copystack_task_return. A task running on another thread is listed
-// without frames. Every task the dump looks at is held (task.h hold_task)
+// without frames; one in a foreign call there (a call that blocks its
+// worker) says so, with the function that made the call. Every task the dump looks at is held (task.h hold_task)
 // and never given back: the program is ending.
 //
 // Names and file:line come from llvm-symbolizer (COPYSTACK_SYMBOLIZER; run

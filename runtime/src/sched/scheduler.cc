@@ -921,6 +921,39 @@ uint64_t live_tasks() {
 
 Task *parking_task() { return __copystack_thread.task; }
 
+bool in_foreign_call(const Task *t, uintptr_t *caller) {
+  *caller = 0;
+  // The workers in their slots, then the ones the monitor replaced while
+  // they were stuck in a foreign call (which is where a task blocking its
+  // worker usually is by the time anyone looks). Worker structures are
+  // never freed; the list is the monitor's, read as it is.
+  const int nslots = g_sched.nworkers;
+  const int nretired = __atomic_load_n(&g_sched.nretired, __ATOMIC_RELAXED);
+  for (int i = 0; i < nslots + nretired && i < nslots + kMaxWorkers; ++i) {
+    Worker *w = i < nslots ? g_sched.workers[i].load(std::memory_order_acquire)
+                           : __atomic_load_n(&g_sched.retired[i - nslots],
+                                             __ATOMIC_RELAXED);
+    // The thread's TLS stays while its lock is held (worker_main); a
+    // lock held elsewhere (maybe by the thread that died) is not waited
+    // for: the dump runs in dying processes.
+    if (!w || !w->thread_lock.try_lock())
+      continue;
+    bool found = false;
+    if (Thread *th = w->thread.load(std::memory_order_acquire))
+      if (__atomic_load_n(&th->task, __ATOMIC_RELAXED) == t &&
+          __atomic_load_n(&th->foreign_sp, __ATOMIC_RELAXED)) {
+        uintptr_t sp, fp;
+        if (!foreign_caller(*th, caller, &sp, &fp))
+          *caller = 0;
+        found = true;
+      }
+    w->thread_lock.unlock();
+    if (found)
+      return true;
+  }
+  return false;
+}
+
 uint64_t shared_queue_puts() {
   return g_sched.global.puts.load(std::memory_order_relaxed) +
          g_sched.woken.puts.load(std::memory_order_relaxed);

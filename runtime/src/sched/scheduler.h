@@ -56,6 +56,12 @@ void ready_list(Task *head);
 
 // The task that is parking, while its then() runs; null otherwise.
 Task *parking_task();
+// For the task dump: whether t is running on a worker's thread in a
+// foreign call now (a call that may block the worker: the monitor hands
+// its other tasks to a spare), and if so the instrumented function that
+// made it (*caller: its return address into it, 0 if not found). Racy by
+// nature: the call may return as it is read.
+bool in_foreign_call(const Task *t, uintptr_t *caller);
 
 // Starts the scheduler's workers if they are not running.
 void start_scheduler();
