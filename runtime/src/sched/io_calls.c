@@ -428,17 +428,17 @@ EXPORT int __copystack_blocking_pthread_join(pthread_t t, void **result) {
 }
 
 /* The timed joins: the same polls, until the deadline (ETIMEDOUT). */
-EXPORT int __copystack_blocking_pthread_timedjoin_np(
-    pthread_t t, void **result, const struct timespec *abstime) {
-  return (int)run(COPYSTACK_IO_JOIN, -1, (void *)t, result, (void *)abstime,
-                  0, CLOCK_REALTIME, 0, 0);
-}
-
 EXPORT int __copystack_blocking_pthread_clockjoin_np(
     pthread_t t, void **result, clockid_t clock,
     const struct timespec *abstime) {
   return (int)run(COPYSTACK_IO_JOIN, -1, (void *)t, result, (void *)abstime,
                   0, clock, 0, 0);
+}
+
+EXPORT int __copystack_blocking_pthread_timedjoin_np(
+    pthread_t t, void **result, const struct timespec *abstime) {
+  return __copystack_blocking_pthread_clockjoin_np(t, result, CLOCK_REALTIME,
+                                                   abstime);
 }
 
 EXPORT int __copystack_blocking_thrd_join(pthread_t t, int *result) {

@@ -30,6 +30,7 @@
 // RUN: env COPYSTACK_WORKERS=2 %run %t.static | FileCheck %s
 #define _GNU_SOURCE
 #include "Inputs/check.h"
+#include "Inputs/deadline.h"
 
 #include "Inputs/thread_count.h"
 #include <errno.h>
@@ -143,22 +144,6 @@ static void kinds(void) {
          chk_results[2] == EPERM ? "EPERM" : "?");
   printf("destroy: %d %d\n", pthread_mutex_destroy(&rec),
          pthread_mutex_destroy(&chk));
-}
-
-static struct timespec in_ms(clockid_t clock, long ms) {
-  struct timespec t;
-  clock_gettime(clock, &t);
-  t.tv_nsec += ms * 1000000;
-  t.tv_sec += t.tv_nsec / 1000000000;
-  t.tv_nsec %= 1000000000;
-  return t;
-}
-
-static int reached(clockid_t clock, struct timespec when) {
-  struct timespec now;
-  clock_gettime(clock, &now);
-  return now.tv_sec > when.tv_sec ||
-         (now.tv_sec == when.tv_sec && now.tv_nsec >= when.tv_nsec);
 }
 
 static void holder(void *arg) {

@@ -28,6 +28,7 @@
 // RUN: env COPYSTACK_WORKERS=2 %run %t.static | FileCheck %s
 #define _GNU_SOURCE
 #include "Inputs/check.h"
+#include "Inputs/deadline.h"
 
 #include "Inputs/thread_count.h"
 #include <errno.h>
@@ -43,22 +44,6 @@ static const char *err(int e) {
   case ETIMEDOUT: return "ETIMEDOUT";
   default: return "other";
   }
-}
-
-static struct timespec in_ms(clockid_t clock, long ms) {
-  struct timespec t;
-  clock_gettime(clock, &t);
-  t.tv_nsec += ms * 1000000;
-  t.tv_sec += t.tv_nsec / 1000000000;
-  t.tv_nsec %= 1000000000;
-  return t;
-}
-
-static int reached(clockid_t clock, struct timespec at) {
-  struct timespec now;
-  clock_gettime(clock, &now);
-  return now.tv_sec > at.tv_sec ||
-         (now.tv_sec == at.tv_sec && now.tv_nsec >= at.tv_nsec);
 }
 
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;

@@ -9,6 +9,7 @@
 // RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
 #define _GNU_SOURCE
 #include "Inputs/check.h"
+#include "Inputs/deadline.h"
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
@@ -47,18 +48,6 @@ static void ticker(void *arg) {
 static void *sleeper(void *arg) {
   usleep(200 * 1000);
   return arg;
-}
-
-static struct timespec in_ms(clockid_t clock, long ms) {
-  struct timespec t;
-  clock_gettime(clock, &t);
-  t.tv_sec += ms / 1000;
-  t.tv_nsec += (ms % 1000) * 1000000L;
-  if (t.tv_nsec >= 1000000000L) {
-    t.tv_nsec -= 1000000000L;
-    t.tv_sec += 1;
-  }
-  return t;
 }
 
 int main(void) {
