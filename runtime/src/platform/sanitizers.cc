@@ -33,6 +33,13 @@ WEAK void __tsan_acquire(void *addr);
 WEAK void __tsan_ignore_thread_begin();
 WEAK void __tsan_ignore_thread_end();
 WEAK void __tsan_release(void *addr);
+WEAK void __tsan_func_entry(void *call_pc);
+WEAK void __tsan_func_exit();
+WEAK void __tsan_mutex_destroy(void *addr, unsigned flags);
+WEAK void __tsan_mutex_pre_lock(void *addr, unsigned flags);
+WEAK void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion);
+WEAK int __tsan_mutex_pre_unlock(void *addr, unsigned flags);
+WEAK void __tsan_mutex_post_unlock(void *addr, unsigned flags);
 WEAK void AnnotateIgnoreSyncBegin(const char *file, int line);
 WEAK void AnnotateIgnoreSyncEnd(const char *file, int line);
 WEAK extern int __asan_option_detect_stack_use_after_return;
@@ -428,6 +435,50 @@ void release_slow(const void *addr) {
 
 void acquire_slow(const void *addr) {
   __tsan_acquire(const_cast<void *>(addr));
+}
+
+namespace {
+// <sanitizer/tsan_interface.h>'s flags.
+constexpr unsigned kTsanWriteReentrant = 1u << 1, kTsanReadLock = 1u << 3,
+                   kTsanTryLock = 1u << 4;
+
+unsigned tsan_mutex_flags(unsigned how) {
+  return (how & kMutexRead ? kTsanReadLock : 0) |
+         (how & kMutexTry ? kTsanTryLock : 0) |
+         (how & kMutexReentrant ? kTsanWriteReentrant : 0);
+}
+} // namespace
+
+// Both halves of TSan's lock annotation at once, after the lock is taken:
+// between them TSan ignores the caller's accesses and synchronization,
+// which must not stay so across a park (the task's own acquire when it
+// runs again would be lost). The lock-order check TSan makes in the first
+// half still runs, just before the second. Out of line, so that TSan's
+// reports show one frame of the runtime's above the program's call site.
+__attribute__((noinline)) void mutex_locked_slow(const void *m, unsigned how,
+                                                 void *caller) {
+  unsigned flags = tsan_mutex_flags(how);
+  if (caller)
+    __tsan_func_entry(caller);
+  __tsan_mutex_pre_lock(const_cast<void *>(m), flags);
+  __tsan_mutex_post_lock(const_cast<void *>(m), flags, 0);
+  if (caller)
+    __tsan_func_exit();
+}
+
+__attribute__((noinline)) void
+mutex_unlocking_slow(const void *m, unsigned how, void *caller) {
+  unsigned flags = tsan_mutex_flags(how) & kTsanReadLock;
+  if (caller)
+    __tsan_func_entry(caller);
+  __tsan_mutex_pre_unlock(const_cast<void *>(m), flags);
+  __tsan_mutex_post_unlock(const_cast<void *>(m), flags);
+  if (caller)
+    __tsan_func_exit();
+}
+
+void mutex_destroyed_slow(const void *m) {
+  __tsan_mutex_destroy(const_cast<void *>(m), 0);
 }
 
 void release_task_slow(const void *key) {

@@ -162,6 +162,32 @@ SAN_HOOK void acquire(const void *addr) {
   if (tsan())
     acquire_slow(addr);
 }
+// The pthread mutexes and read-write locks the runtime implements
+// (sched/pthread_sync.cc), told to ThreadSanitizer as its interceptors
+// tell it glibc's: m is now held (after the lock is taken: a read lock, a
+// try-lock, a recursive mutex, as `how` says), is about to be released
+// (before the lock is given up), or is gone. TSan then orders each lock
+// after the previous unlock, names the locks held in its race reports and
+// checks their order (lock-order inversions) and their use (an unlock of a
+// lock not held). caller: the program's call site (a return address into
+// it), which TSan's reports show below the runtime's frame; or null.
+constexpr unsigned kMutexRead = 1, kMutexTry = 2, kMutexReentrant = 4;
+void mutex_locked_slow(const void *m, unsigned how, void *caller);
+void mutex_unlocking_slow(const void *m, unsigned how, void *caller);
+void mutex_destroyed_slow(const void *m);
+SAN_HOOK void mutex_locked(const void *m, unsigned how, void *caller) {
+  if (tsan())
+    mutex_locked_slow(m, how, caller);
+}
+SAN_HOOK void mutex_unlocking(const void *m, unsigned how, void *caller) {
+  if (tsan())
+    mutex_unlocking_slow(m, how, caller);
+}
+SAN_HOOK void mutex_destroyed(const void *m) {
+  if (tsan())
+    mutex_destroyed_slow(m);
+}
+
 // The same, on a task: whoever wakes the task releases to it; the task
 // acquires when it runs again (enter_task). A waker that takes a parked
 // task's waiter acquires what the task did before it parked.

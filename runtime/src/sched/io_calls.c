@@ -252,76 +252,89 @@ EXPORT int __copystack_blocking_getaddrinfo(const char *node,
 }
 
 /* pthread mutexes and condition variables (pthread_sync.cc): the waits
- * park a task; the rest goes to the runtime's interposers directly. */
+ * park a task; the rest goes to the runtime's interposers directly. p[3]
+ * of a lock or a wait is the program's call site (the wrapper's return
+ * address), which ThreadSanitizer's reports show for the lock. */
+#define CALLER __builtin_return_address(0)
+
+static int mutex_lock(pthread_mutex_t *m, const struct timespec *abstime,
+                      clockid_t clock, void *caller) {
+  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, (void *)abstime, 0, caller,
+                  clock, 0, 0);
+}
+
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
+                     const struct timespec *abstime, clockid_t clock,
+                     void *caller) {
+  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, (void *)abstime, caller,
+                  clock, 0, 0);
+}
+
 EXPORT int __copystack_blocking_pthread_mutex_lock(pthread_mutex_t *m) {
-  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, 0, 0, 0, CLOCK_REALTIME, 0,
-                  0);
+  return mutex_lock(m, 0, CLOCK_REALTIME, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_mutex_timedlock(
     pthread_mutex_t *m, const struct timespec *abstime) {
-  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, (void *)abstime, 0, 0,
-                  CLOCK_REALTIME, 0, 0);
+  return mutex_lock(m, abstime, CLOCK_REALTIME, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_mutex_clocklock(
     pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime) {
-  return (int)run(COPYSTACK_IO_MUTEX_LOCK, -1, m, (void *)abstime, 0, 0, clock,
-                  0, 0);
+  return mutex_lock(m, abstime, clock, CALLER);
 }
 
+/* Clock -1: the condition variable's own. */
 EXPORT int __copystack_blocking_pthread_cond_wait(pthread_cond_t *c,
                                                   pthread_mutex_t *m) {
-  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, 0, 0, -1, 0, 0);
+  return cond_wait(c, m, 0, -1, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_cond_timedwait(
     pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
-  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, (void *)abstime, 0, -1, 0,
-                  0);
+  return cond_wait(c, m, abstime, -1, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_cond_clockwait(
     pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
     const struct timespec *abstime) {
-  return (int)run(COPYSTACK_IO_COND_WAIT, -1, c, m, (void *)abstime, 0, clock,
-                  0, 0);
+  return cond_wait(c, m, abstime, clock, CALLER);
 }
 
 /* Read-write locks and barriers (pthread_sync.cc): a task's wait parks.
  * pthread_barrier_destroy waits for the callers still leaving a wait. */
 static int rwlock(pthread_rwlock_t *l, const struct timespec *abstime,
-                  clockid_t clock, int write) {
-  return (int)run(COPYSTACK_IO_RWLOCK, -1, l, (void *)abstime, 0, 0, clock,
-                  write, 0);
+                  clockid_t clock, int write, void *caller) {
+  return (int)run(COPYSTACK_IO_RWLOCK, -1, l, (void *)abstime, 0, caller,
+                  clock, write, 0);
 }
 
 EXPORT int __copystack_blocking_pthread_rwlock_rdlock(pthread_rwlock_t *l) {
-  return rwlock(l, 0, CLOCK_REALTIME, 0);
+  return rwlock(l, 0, CLOCK_REALTIME, 0, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_rwlock_timedrdlock(
     pthread_rwlock_t *l, const struct timespec *abstime) {
-  return rwlock(l, abstime, CLOCK_REALTIME, 0);
+  return rwlock(l, abstime, CLOCK_REALTIME, 0, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_rwlock_clockrdlock(
     pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime) {
-  return rwlock(l, abstime, clock, 0);
+  return rwlock(l, abstime, clock, 0, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_rwlock_wrlock(pthread_rwlock_t *l) {
-  return rwlock(l, 0, CLOCK_REALTIME, 1);
+  return rwlock(l, 0, CLOCK_REALTIME, 1, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_rwlock_timedwrlock(
     pthread_rwlock_t *l, const struct timespec *abstime) {
-  return rwlock(l, abstime, CLOCK_REALTIME, 1);
+  return rwlock(l, abstime, CLOCK_REALTIME, 1, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_rwlock_clockwrlock(
     pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime) {
-  return rwlock(l, abstime, clock, 1);
+  return rwlock(l, abstime, clock, 1, CALLER);
 }
 
 EXPORT int __copystack_blocking_pthread_barrier_wait(pthread_barrier_t *b) {
@@ -464,24 +477,25 @@ EXPORT void __copystack_blocking__ZNSt6thread4joinEv(pthread_t *id) {
  * past every interposer): the pthread wrappers above, with C11's results.
  * The threads' side is pthread_sync.cc's. */
 EXPORT int __copystack_blocking_mtx_lock(mtx_t *m) {
-  return copystack_c11_result(__copystack_blocking_pthread_mutex_lock((pthread_mutex_t *)m));
+  return copystack_c11_result(
+      mutex_lock((pthread_mutex_t *)m, 0, CLOCK_REALTIME, CALLER));
 }
 
 EXPORT int __copystack_blocking_mtx_timedlock(mtx_t *m,
                                               const struct timespec *abstime) {
-  return copystack_c11_result(__copystack_blocking_pthread_mutex_timedlock(
-      (pthread_mutex_t *)m, abstime));
+  return copystack_c11_result(
+      mutex_lock((pthread_mutex_t *)m, abstime, CLOCK_REALTIME, CALLER));
 }
 
 EXPORT int __copystack_blocking_cnd_wait(cnd_t *c, mtx_t *m) {
-  return copystack_c11_result(__copystack_blocking_pthread_cond_wait(
-      (pthread_cond_t *)c, (pthread_mutex_t *)m));
+  return copystack_c11_result(
+      cond_wait((pthread_cond_t *)c, (pthread_mutex_t *)m, 0, -1, CALLER));
 }
 
 EXPORT int __copystack_blocking_cnd_timedwait(cnd_t *c, mtx_t *m,
                                               const struct timespec *abstime) {
-  return copystack_c11_result(__copystack_blocking_pthread_cond_timedwait(
-      (pthread_cond_t *)c, (pthread_mutex_t *)m, abstime));
+  return copystack_c11_result(cond_wait(
+      (pthread_cond_t *)c, (pthread_mutex_t *)m, abstime, -1, CALLER));
 }
 
 EXPORT void __copystack_blocking_call_once(once_flag *once, void (*init)(void)) {
@@ -509,7 +523,7 @@ EXPORT int __copystack_blocking_sched_yield(void) {
  * the caller owns; so does this, through libstdc++'s own thrower. */
 EXPORT void __copystack_blocking__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(
     pthread_cond_t *c, pthread_mutex_t **lock) {
-  int r = __copystack_blocking_pthread_cond_wait(c, *lock);
+  int r = cond_wait(c, *lock, 0, -1, CALLER);
   if (r)
     _ZSt20__throw_system_errori(r);
 }

@@ -45,8 +45,13 @@
 // objects: their calls are interposed too, and go to the pthread ones.
 // pthread_join polls the thread (see join_call).
 //
-// Under a sanitizer that interposes these calls itself (TSan), everything
-// goes to the sanitizer's interceptors, and waits block as before.
+// Under ThreadSanitizer, whose interceptors of these names the runtime's
+// override (platform/sanitizers.h, next_definition), the runtime's
+// primitives tell TSan what glibc's would have told it through them: the
+// locks taken and released (san::mutex_locked, san::mutex_unlocking), a
+// semaphore's post before the wait it ends, a barrier's arrivals before
+// its departures, a once initializer before the callers that find it done
+// (san::release, san::acquire).
 #include "platform/split_stack_notes.h"
 #include "sched/pthread_sync.h"
 #include "platform/fatal.h"
@@ -71,13 +76,6 @@
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
-
-extern "C" {
-// A sanitizer's interceptors, when one is linked in (weak: null otherwise).
-__attribute__((weak)) int __interceptor_pthread_mutex_lock(pthread_mutex_t *);
-__attribute__((weak)) int __interceptor_pthread_cond_wait(pthread_cond_t *,
-                                                          pthread_mutex_t *);
-}
 
 // A static executable's: behind -Wl,--wrap= (platform/interpose.h).
 CS_DECLARE_REAL(pthread_mutex_lock, ::pthread_mutex_lock)
@@ -135,36 +133,39 @@ const char *const kInterposed[] = {
 bool binds_here(const char *const *names, int n);
 
 // Whether the runtime takes the mutexes and condition variables over: its
-// interposers are the program's bindings of every name (not with a
-// sanitizer's interceptors, nor when the runtime is a shared library that
-// comes after the C library in the global scope: a host built without it
+// interposers are the program's bindings of every name (not when the
+// runtime is a shared library that comes after the C library, or after a
+// sanitizer's interceptors, in the global scope: a host built without it
 // that loads an instrumented library), so that every caller in the process
-// follows the same protocol. Otherwise every call is the C library's.
-// Decided at the first call, before or after the constructors run, and
+// follows the same protocol. Otherwise every call is the C library's (or
+// the sanitizer's). Under ThreadSanitizer (its interceptors overridden by
+// the executable's interposers), the primitives also tell TSan what they
+// do. Decided at the first call, before or after the constructors run, and
 // never changed: the same every time it is computed, so two threads that
 // decide at once agree. One load on the interposers' paths (a function-
 // local static's guard made it two loads and two branches, which a mutex
 // taken around most of SQLite's work pays twice per lock).
-std::atomic<signed char> g_sync{-1}; // -1: not decided yet
+enum : signed char { kSyncUndecided = -1, kSyncOff, kSyncOn, kSyncTold };
+std::atomic<signed char> g_sync{kSyncUndecided};
 
-__attribute__((noinline)) bool decide_sync() {
-#ifdef COPYSTACK_NO_INTERPOSERS
-  const bool on = false;
-#else
-  const bool on =
-      !__interceptor_pthread_mutex_lock && !__interceptor_pthread_cond_wait &&
-      binds_here(kInterposed, sizeof kInterposed / sizeof *kInterposed);
+__attribute__((noinline)) signed char decide_sync() {
+  signed char mode = kSyncOff;
+#ifndef COPYSTACK_NO_INTERPOSERS
+  if (binds_here(kInterposed, sizeof kInterposed / sizeof *kInterposed))
+    mode = san::tsan() ? kSyncTold : kSyncOn;
 #endif
-  g_sync.store(on ? 1 : 0, std::memory_order_relaxed);
-  return on;
+  g_sync.store(mode, std::memory_order_relaxed);
+  return mode;
 }
 
-inline bool sync_enabled() {
+inline signed char sync_mode() {
   signed char s = g_sync.load(std::memory_order_relaxed);
   if (__builtin_expect(s >= 0, 1))
-    return s != 0;
+    return s;
   return decide_sync();
 }
+
+inline bool sync_enabled() { return sync_mode() != kSyncOff; }
 
 // The C library's (or a sanitizer's) definition of name.
 #ifdef COPYSTACK_STATIC_LINK
@@ -305,8 +306,23 @@ int kind_of(pthread_mutex_t *m) {
   return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
 }
 
-bool mutex_ours(pthread_mutex_t *m) {
-  return sync_enabled() && (kind_of(m) & ~(kKindMask | kElisionFlags)) == 0;
+bool kind_ours(pthread_mutex_t *m) {
+  return (kind_of(m) & ~(kKindMask | kElisionFlags)) == 0;
+}
+
+bool mutex_ours(pthread_mutex_t *m) { return sync_enabled() && kind_ours(m); }
+
+// Under ThreadSanitizer (kSyncTold): m is held now, by a lock (or a
+// try-lock) that succeeded, made at caller (a return address into the
+// program, or null). Returns 0, the lock's result.
+int tell_locked(pthread_mutex_t *m, bool trylock, void *caller) {
+  san::mutex_locked(m,
+                    (trylock ? san::kMutexTry : 0) |
+                        ((kind_of(m) & kKindMask) == kRecursive
+                             ? san::kMutexReentrant
+                             : 0),
+                    caller);
+  return 0;
 }
 
 int self_owner() {
@@ -425,24 +441,41 @@ bool grab(pthread_mutex_t *m) {
 }
 
 // Inline in the interposer, as mutex_unlock: the common case, a normal
-// mutex, reads the kind once and makes no call.
-__attribute__((always_inline)) inline int mutex_trylock(pthread_mutex_t *m) {
+// mutex, reads the kind once and makes no call. tell: under
+// ThreadSanitizer, for a call made at caller.
+__attribute__((always_inline)) inline int
+mutex_trylock(pthread_mutex_t *m, bool tell, void *caller) {
   const int kind = kind_of(m) & kKindMask;
   const int me = self_owner();
   if (kind != 0) {
     int r = held_by_me(m, me, true);
-    if (r >= 0)
+    if (r > 0 || (r == 0 && !tell))
       return r;
+    if (r == 0)
+      return tell_locked(m, true, caller);
   }
   if (!try_take(m))
     return EBUSY;
   taken(m, me, kind);
+  if (__builtin_expect(tell, 0))
+    return tell_locked(m, true, caller);
   return 0;
 }
 
-// A thread's lock, until d.
+int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
+                      clockid_t clock);
+
+// A thread's lock, until abs on clock, made at caller.
 int mutex_lock_blocking(pthread_mutex_t *m, const timespec *abs,
-                        clockid_t clock) {
+                        clockid_t clock, void *caller) {
+  int r = mutex_lock_thread(m, abs, clock);
+  if (r == 0 && sync_mode() == kSyncTold)
+    tell_locked(m, false, caller);
+  return r;
+}
+
+int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
+                      clockid_t clock) {
   int me = self_owner();
   int r = held_by_me(m, me, false);
   if (r >= 0)
@@ -473,16 +506,20 @@ constexpr uint64_t kStarvedNs = 1000 * 1000;
 
 __attribute__((noinline)) void unlock_contended(pthread_mutex_t *m);
 
-__attribute__((always_inline)) inline int mutex_unlock(pthread_mutex_t *m) {
+// tell: under ThreadSanitizer, for a call made at caller.
+__attribute__((always_inline)) inline int
+mutex_unlock(pthread_mutex_t *m, bool tell, void *caller) {
   int kind = kind_of(m) & kKindMask;
   if (kind == kRecursive || kind == kErrorCheck) {
     if (__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) !=
             self_owner() ||
         lock_word(m)->load(std::memory_order_relaxed) == 0)
       return EPERM;
-    if (kind == kRecursive && --m->__data.__count)
-      return 0;
   }
+  if (__builtin_expect(tell, 0))
+    san::mutex_unlocking(m, 0, caller);
+  if (kind == kRecursive && --m->__data.__count)
+    return 0;
   __atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
   --m->__data.__nusers;
   int one = 1;
@@ -535,20 +572,20 @@ void cond_wake(pthread_cond_t *c, int n) {
 }
 
 int cond_wait_blocking(pthread_cond_t *c, pthread_mutex_t *m,
-                       const timespec *abs, clockid_t clock) {
+                       const timespec *abs, clockid_t clock, void *caller) {
   Deadline d;
   if (!make_deadline(abs, clock, d))
     return EINVAL;
   uint32_t seq = cond_seq(c)->load();
   cond_waiters(c)->fetch_add(1);
-  int r = mutex_unlock(m);
+  int r = mutex_unlock(m, sync_mode() == kSyncTold, caller);
   if (r) {
     cond_waiters(c)->fetch_sub(1);
     return r;
   }
   int timed_out = thread_wait(cond_seq(c), seq, d);
   cond_waiters(c)->fetch_sub(1);
-  mutex_lock_blocking(m, nullptr, CLOCK_REALTIME);
+  mutex_lock_blocking(m, nullptr, CLOCK_REALTIME, caller);
   return timed_out;
 }
 
@@ -590,6 +627,7 @@ bool sem_take(sem_t *s, bool waiter) {
 }
 
 int sem_post_ours(sem_t *s) {
+  san::release(s); // before the wait it ends, for ThreadSanitizer
   auto &d = sem_of(s)->data;
   uint64_t v = d.load(std::memory_order_relaxed);
   do {
@@ -685,9 +723,11 @@ void wr_left(pthread_rwlock_t *l) {
     wake_side(&r->rd_seq, INT_MAX);
 }
 
-int rwlock_unlock(pthread_rwlock_t *l) {
+int rwlock_unlock(pthread_rwlock_t *l, void *caller) {
   RwLock *r = rw_of(l);
   uint32_t s = r->state.load();
+  if (s)
+    san::mutex_unlocking(l, s & kWriter ? 0 : san::kMutexRead, caller);
   if (s & kWriter) {
     __atomic_store_n(&l->__data.__cur_writer, 0, __ATOMIC_RELAXED);
     r->state.store(0);
@@ -704,9 +744,29 @@ int rwlock_unlock(pthread_rwlock_t *l) {
   return 0;
 }
 
-// A thread's read or write lock, until abs on clock.
+int rwlock_lock_thread(pthread_rwlock_t *l, bool write, const timespec *abs,
+                       clockid_t clock);
+
+// Under ThreadSanitizer: l is held now, by a lock made at caller that
+// succeeded (got 0). Returns got.
+int tell_rwlock(pthread_rwlock_t *l, bool write, bool trylock, int got,
+                void *caller) {
+  if (got == 0)
+    san::mutex_locked(
+        l, (write ? 0 : san::kMutexRead) | (trylock ? san::kMutexTry : 0),
+        caller);
+  return got;
+}
+
+// A thread's read or write lock, until abs on clock, made at caller.
 int rwlock_lock_blocking(pthread_rwlock_t *l, bool write,
-                         const timespec *abs, clockid_t clock) {
+                         const timespec *abs, clockid_t clock, void *caller) {
+  return tell_rwlock(l, write, false, rwlock_lock_thread(l, write, abs, clock),
+                     caller);
+}
+
+int rwlock_lock_thread(pthread_rwlock_t *l, bool write, const timespec *abs,
+                       clockid_t clock) {
   RwLock *r = rw_of(l);
   int me = self_owner();
   if (writer_of(l) == me)
@@ -769,6 +829,7 @@ bool barrier_ours(pthread_barrier_t *b) {
 // Arrives: true for the last, which ends the round; otherwise false, with
 // the round to wait out in *round.
 bool barrier_arrive(pthread_barrier_t *b, uint32_t *round) {
+  san::release(b); // before every departure, for ThreadSanitizer
   Barrier *x = barrier_of(b);
   x->inside.fetch_add(1);
   *round = x->round.load();
@@ -782,6 +843,7 @@ bool barrier_arrive(pthread_barrier_t *b, uint32_t *round) {
 
 // The last look at the barrier of a caller whose wait is over.
 int barrier_leave(pthread_barrier_t *b, int result) {
+  san::acquire(b);
   Barrier *x = barrier_of(b);
   if (x->inside.fetch_sub(1) == 1)
     wake_word(&x->inside, INT_MAX);
@@ -807,8 +869,10 @@ int once_begin(pthread_once_t *o, int *seen) {
   int mine = g_once_generation.load(std::memory_order_relaxed) | 1;
   int v = w->load(std::memory_order_acquire);
   for (;;) {
-    if (v & kOnceDone)
+    if (v & kOnceDone) {
+      san::acquire(o); // the initializer comes first, for ThreadSanitizer
       return COPYSTACK_ONCE_DONE;
+    }
     if (v == mine) {
       *seen = v;
       return COPYSTACK_ONCE_WAIT;
@@ -819,6 +883,8 @@ int once_begin(pthread_once_t *o, int *seen) {
 }
 
 void once_end(pthread_once_t *o, bool done) {
+  if (done)
+    san::release(o);
   once_word(o)->store(done ? kOnceDone : 0, std::memory_order_release);
   wake_word(o, INT_MAX);
 }
@@ -829,7 +895,9 @@ void once_end(pthread_once_t *o, bool done) {
 // absolute timeout or null, n[0] its clock; COPYSTACK_IO_COND_WAIT: p[0]
 // the condition variable, p[1] the mutex, p[2] the timeout or null, n[0]
 // its clock, or -1 for the condition variable's. IoWait::done is the
-// stage of a wait on a condition variable.
+// stage of a wait on a condition variable. For these and
+// COPYSTACK_IO_RWLOCK, p[3] is the program's call site, for
+// ThreadSanitizer's reports (io_calls.c).
 constexpr uint64_t kCondWaiting = 0, kCondRelock = 1, kCondRelockTimedOut = 2;
 
 constexpr auto finish = finish_call; // netpoll.h
@@ -854,18 +922,25 @@ int park_on(copystack_io_call *c, IoWait *w, void *word, uint32_t val,
 int mutex_lock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   auto *m = static_cast<pthread_mutex_t *>(c->p[0]);
   int me = self_owner();
+  auto locked = [&] {
+    if (sync_mode() == kSyncTold)
+      tell_locked(m, false, c->p[3]);
+    return finish(c, w, 0);
+  };
   if (!w) {
     int r = held_by_me(m, me, false);
-    if (r >= 0)
+    if (r == 0)
+      return locked();
+    if (r > 0)
       return finish(c, w, r);
     if (try_take(m)) {
       taken(m, me);
-      return finish(c, w, 0);
+      return locked();
     }
   }
   if (w && w->handed) { // an unlock passed it on, held
     taken(m, me);
-    return finish(c, w, 0);
+    return locked();
   }
   uint64_t deadline = 0;
   if (!w) {
@@ -879,7 +954,7 @@ int mutex_lock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   }
   if (grab(m)) {
     taken(m, me);
-    return finish(c, w, 0);
+    return locked();
   }
   if (end == kTimedOut)
     return finish(c, w, ETIMEDOUT);
@@ -897,7 +972,7 @@ int cond_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
       return finish(c, w, EINVAL);
     uint32_t seq = cond_seq(cv)->load();
     cond_waiters(cv)->fetch_add(1);
-    int r = mutex_unlock(m);
+    int r = mutex_unlock(m, sync_mode() == kSyncTold, c->p[3]);
     if (r) {
       cond_waiters(cv)->fetch_sub(1);
       return finish(c, w, r);
@@ -916,6 +991,8 @@ int cond_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   int result = w->done == kCondRelockTimedOut ? ETIMEDOUT : 0;
   if (w->handed || grab(m)) {
     taken(m, me);
+    if (sync_mode() == kSyncTold)
+      tell_locked(m, false, c->p[3]);
     return finish(c, w, result);
   }
   return park_on(c, w, lock_word(m), 2, 0);
@@ -925,9 +1002,13 @@ int cond_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 // or null, n[0] its clock. Returns 0, or -1 with errno, as sem_wait.
 int sem_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   auto *s = static_cast<sem_t *>(c->p[0]);
+  auto took = [&] {
+    san::acquire(s);
+    return finish(c, w, 0);
+  };
   if (!w) {
     if (sem_take(s, false))
-      return finish(c, w, 0);
+      return took();
     Deadline d;
     if (!make_deadline(static_cast<const timespec *>(c->p[1]),
                        static_cast<clockid_t>(c->n[0]), d)) {
@@ -940,7 +1021,7 @@ int sem_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     w->call_deadline = d.mono;
   }
   if (sem_take(s, true))
-    return finish(c, w, 0);
+    return took();
   if (end == kTimedOut || end == kInterrupted) {
     sem_of(s)->data.fetch_sub(kSemWaiter, std::memory_order_relaxed);
     errno = end == kTimedOut ? ETIMEDOUT : EINTR;
@@ -965,7 +1046,7 @@ int rwlock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
       wr_left(l);
     else
       r->rd_waits.fetch_sub(1);
-    return finish(c, w, result);
+    return finish(c, w, tell_rwlock(l, write, false, result, c->p[3]));
   };
   std::atomic<uint32_t> *seq = write ? &r->wr_seq : &r->rd_seq;
   if (!w) {
@@ -973,7 +1054,7 @@ int rwlock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
       return finish(c, w, EDEADLK);
     int got = attempt();
     if (got != EBUSY)
-      return finish(c, w, got);
+      return finish(c, w, tell_rwlock(l, write, false, got, c->p[3]));
     Deadline d;
     if (!make_deadline(static_cast<const timespec *>(c->p[1]),
                        static_cast<clockid_t>(c->n[0]), d))
@@ -1127,7 +1208,7 @@ int64_t pthread_sync_blocking(copystack_io_call *c) {
       return forward(c);
     return rwlock_lock_blocking(l, c->n[1] != 0,
                                 static_cast<const timespec *>(c->p[1]),
-                                static_cast<clockid_t>(c->n[0]));
+                                static_cast<clockid_t>(c->n[0]), c->p[3]);
   }
   if (c->kind == COPYSTACK_IO_BARRIER) {
     auto *b = static_cast<pthread_barrier_t *>(c->p[0]);
@@ -1142,7 +1223,7 @@ int64_t pthread_sync_blocking(copystack_io_call *c) {
     if (!mutex_ours(m))
       return forward(c);
     return mutex_lock_blocking(m, static_cast<const timespec *>(c->p[1]),
-                               static_cast<clockid_t>(c->n[0]));
+                               static_cast<clockid_t>(c->n[0]), c->p[3]);
   }
   auto *cv = static_cast<pthread_cond_t *>(c->p[0]);
   auto *m = static_cast<pthread_mutex_t *>(c->p[1]);
@@ -1151,7 +1232,7 @@ int64_t pthread_sync_blocking(copystack_io_call *c) {
   clockid_t clock =
       c->n[0] < 0 ? cond_clock(cv) : static_cast<clockid_t>(c->n[0]);
   return cond_wait_blocking(cv, m, static_cast<const timespec *>(c->p[2]),
-                            clock);
+                            clock, c->p[3]);
 }
 
 void pthread_sync_after_fork_child() {
@@ -1178,19 +1259,37 @@ using namespace copystack_rt;
 extern "C" {
 
 #define EXPORTED __attribute__((visibility("default")))
+// The program's call site, for ThreadSanitizer's reports.
+#define CALLER __builtin_return_address(0)
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_lock)(pthread_mutex_t *m) noexcept {
   if (!mutex_ours(m)) {
     return next().mutex_lock(m);
   }
-  return mutex_lock_blocking(m, nullptr, CLOCK_REALTIME);
+  return mutex_lock_blocking(m, nullptr, CLOCK_REALTIME, CALLER);
+}
+
+// Trylock and unlock outside the common case (the runtime's without
+// ThreadSanitizer), out of line: the common case's code is the same as
+// if there were no other.
+static __attribute__((noinline)) int trylock_other(pthread_mutex_t *m,
+                                            void *caller) {
+  if (sync_mode() == kSyncOff || !kind_ours(m))
+    return next().mutex_trylock(m);
+  return mutex_trylock(m, true, caller);
+}
+
+static __attribute__((noinline)) int unlock_other(pthread_mutex_t *m,
+                                           void *caller) {
+  if (sync_mode() == kSyncOff || !kind_ours(m))
+    return next().mutex_unlock(m);
+  return mutex_unlock(m, true, caller);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_trylock)(pthread_mutex_t *m) noexcept {
-  if (!mutex_ours(m)) {
-    return next().mutex_trylock(m);
-  }
-  return mutex_trylock(m);
+  if (sync_mode() != kSyncOn || !kind_ours(m))
+    return trylock_other(m, CALLER);
+  return mutex_trylock(m, false, nullptr);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_timedlock)(
@@ -1198,7 +1297,7 @@ EXPORTED int CS_INTERPOSER(pthread_mutex_timedlock)(
   if (!mutex_ours(m)) {
     return next().mutex_timedlock(m, abs);
   }
-  return mutex_lock_blocking(m, abs, CLOCK_REALTIME);
+  return mutex_lock_blocking(m, abs, CLOCK_REALTIME, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_clocklock)(
@@ -1206,14 +1305,13 @@ EXPORTED int CS_INTERPOSER(pthread_mutex_clocklock)(
   if (!mutex_ours(m)) {
     return next().mutex_clocklock(m, clock, abs);
   }
-  return mutex_lock_blocking(m, abs, clock);
+  return mutex_lock_blocking(m, abs, clock, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_unlock)(pthread_mutex_t *m) noexcept {
-  if (!mutex_ours(m)) {
-    return next().mutex_unlock(m);
-  }
-  return mutex_unlock(m);
+  if (sync_mode() != kSyncOn || !kind_ours(m))
+    return unlock_other(m, CALLER);
+  return mutex_unlock(m, false, nullptr);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_cond_init)(
@@ -1260,7 +1358,7 @@ EXPORTED int CS_INTERPOSER(pthread_cond_wait)(pthread_cond_t *c,
   if (!cond_ours(c) || !mutex_ours(m)) {
     return next().cond_wait(c, m);
   }
-  return cond_wait_blocking(c, m, nullptr, CLOCK_REALTIME);
+  return cond_wait_blocking(c, m, nullptr, CLOCK_REALTIME, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_cond_timedwait)(pthread_cond_t *c,
@@ -1269,7 +1367,7 @@ EXPORTED int CS_INTERPOSER(pthread_cond_timedwait)(pthread_cond_t *c,
   if (!cond_ours(c) || !mutex_ours(m)) {
     return next().cond_timedwait(c, m, abs);
   }
-  return cond_wait_blocking(c, m, abs, cond_clock(c));
+  return cond_wait_blocking(c, m, abs, cond_clock(c), CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_cond_clockwait)(pthread_cond_t *c,
@@ -1279,7 +1377,7 @@ EXPORTED int CS_INTERPOSER(pthread_cond_clockwait)(pthread_cond_t *c,
   if (!cond_ours(c) || !mutex_ours(m)) {
     return next().cond_clockwait(c, m, clock, abs);
   }
-  return cond_wait_blocking(c, m, abs, clock);
+  return cond_wait_blocking(c, m, abs, clock, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_init)(
@@ -1301,6 +1399,7 @@ EXPORTED int CS_INTERPOSER(pthread_rwlock_destroy)(
     pthread_rwlock_t *l) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_destroy(l);
+  san::mutex_destroyed(l);
   return 0;
 }
 
@@ -1309,41 +1408,41 @@ EXPORTED int CS_INTERPOSER(pthread_rwlock_destroy)(
 EXPORTED int CS_INTERPOSER(pthread_rwlock_rdlock)(pthread_rwlock_t *l) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_rdlock(l);
-  return rwlock_lock_blocking(l, false, nullptr, CLOCK_REALTIME);
+  return rwlock_lock_blocking(l, false, nullptr, CLOCK_REALTIME, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_timedrdlock)(
     pthread_rwlock_t *l, const struct timespec *abs) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_timedrdlock(l, abs);
-  return rwlock_lock_blocking(l, false, abs, CLOCK_REALTIME);
+  return rwlock_lock_blocking(l, false, abs, CLOCK_REALTIME, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_clockrdlock)(
     pthread_rwlock_t *l, clockid_t clock, const struct timespec *abs) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_clockrdlock(l, clock, abs);
-  return rwlock_lock_blocking(l, false, abs, clock);
+  return rwlock_lock_blocking(l, false, abs, clock, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_wrlock)(pthread_rwlock_t *l) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_wrlock(l);
-  return rwlock_lock_blocking(l, true, nullptr, CLOCK_REALTIME);
+  return rwlock_lock_blocking(l, true, nullptr, CLOCK_REALTIME, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_timedwrlock)(
     pthread_rwlock_t *l, const struct timespec *abs) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_timedwrlock(l, abs);
-  return rwlock_lock_blocking(l, true, abs, CLOCK_REALTIME);
+  return rwlock_lock_blocking(l, true, abs, CLOCK_REALTIME, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_clockwrlock)(
     pthread_rwlock_t *l, clockid_t clock, const struct timespec *abs) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_clockwrlock(l, clock, abs);
-  return rwlock_lock_blocking(l, true, abs, clock);
+  return rwlock_lock_blocking(l, true, abs, clock, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_tryrdlock)(
@@ -1352,20 +1451,21 @@ EXPORTED int CS_INTERPOSER(pthread_rwlock_tryrdlock)(
     return next().rwlock_tryrdlock(l);
   if (writer_of(l) == self_owner())
     return EDEADLK;
-  return rd_try(l);
+  return tell_rwlock(l, false, true, rd_try(l), CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_trywrlock)(
     pthread_rwlock_t *l) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_trywrlock(l);
-  return wr_try(l, self_owner()) ? 0 : EBUSY;
+  return tell_rwlock(l, true, true, wr_try(l, self_owner()) ? 0 : EBUSY,
+                     CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_rwlock_unlock)(pthread_rwlock_t *l) noexcept {
   if (!rwlock_ours(l))
     return next().rwlock_unlock(l);
-  return rwlock_unlock(l);
+  return rwlock_unlock(l, CALLER);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_barrier_init)(

@@ -4,7 +4,6 @@
 // flock made by one of the I/O threads.
 // RUN: %cc %s -o %t
 // RUN: %exits 2 %run %t 2>&1 | FileCheck %s
-// UNSUPPORTED: tsan
 #include "Inputs/check.h"
 #include <fcntl.h>
 #include <pthread.h>

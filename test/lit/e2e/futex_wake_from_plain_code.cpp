@@ -2,9 +2,7 @@
 // a library's std::atomic<int>::notify_all reaches the kernel through the
 // C library's syscall(), which the runtime interposes (io.cc), and wakes
 // tasks parked on the word as well as threads. Without it the task would
-// wait forever. Under TSan the runtime keeps out of the way of the
-// sanitizer's interposers (docs/limitations.md).
-// UNSUPPORTED: tsan
+// wait forever. Under TSan too (it does not intercept syscall()).
 // RUN: %plain_cxx -Wno-unused-command-line-argument -std=c++20 -c %S/Inputs/plain_notify.cpp -o %t.o
 // RUN: %cxx -std=c++20 %s %t.o -o %t
 // RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s

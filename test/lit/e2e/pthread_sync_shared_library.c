@@ -5,12 +5,10 @@
 // outside the tasks that produces too, go through the library's queue
 // with one worker: the tasks park in the library's waits (the monitor
 // starts no spare worker) and the plain thread blocks in them, and
-// everything put is taken once. Under TSan, whose interceptors keep the
-// pthread calls, the waits are glibc's and block the worker
-// (docs/limitations.md): the monitor starts spares there.
+// everything put is taken once. Under TSan too.
 // RUN: %cc -fPIC -shared %S/Inputs/sync_lib.c -o %t.lib.so
 // RUN: %cc -pthread %s -o %t -ldl
-// RUN: env COPYSTACK_WORKERS=1 %run %t %t.lib.so | FileCheck %s --check-prefixes=CHECK,%if tsan %{TSAN%} %else %{PARKS%}
+// RUN: env COPYSTACK_WORKERS=1 %run %t %t.lib.so | FileCheck %s
 #include "Inputs/check.h"
 #include "Inputs/thread_count.h"
 #include <dlfcn.h>
@@ -94,5 +92,4 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK: total matches
-// PARKS-NEXT: threads: no spare
-// TSAN-NEXT: threads:
+// CHECK-NEXT: threads: no spare

@@ -5,9 +5,7 @@
 // runtime's wrapper; wait_for and wait_until are inline and end in
 // pthread_cond_clockwait. Half the items come from code built without the
 // plugin (Inputs/plain_queue.cpp), whose lock and notify reach the
-// runtime's interposers. Not under TSan, whose interceptors keep these
-// calls (each waiter would hold a thread).
-// UNSUPPORTED: tsan
+// runtime's interposers. Under TSan too.
 // RUN: %plain_cxx -Wno-unused-command-line-argument -c %S/Inputs/plain_queue.cpp -o %t.o
 // RUN: %cxx %s %t.o -o %t
 // RUN: env COPYSTACK_WORKERS=2 %run %t | FileCheck %s

@@ -16,8 +16,6 @@
 // up to 2 s until they are few: on a loaded machine the OS may keep a
 // worker off its CPU in a foreign call long enough for the monitor to
 // start a spare, and the replaced thread needs a moment to end.
-// Not under TSan, whose interceptors keep the pthread calls.
-// UNSUPPORTED: tsan
 // RUN: %cxx -std=c++20 %s -o %t
 // RUN: env COPYSTACK_WORKERS=2 %run %t | FileCheck %s
 // RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s

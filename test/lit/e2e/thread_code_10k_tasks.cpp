@@ -5,7 +5,6 @@
 // small file. Every wait parks: the process never has more threads than
 // its workers, the monitor and the timer thread, and a few (before: 7,683
 // threads with one worker, unfinished after 90 s).
-// UNSUPPORTED: tsan
 // RUN: %cxx -std=c++20 %s -o %t
 // RUN: env COPYSTACK_WORKERS=1 %run %t %t | FileCheck %s
 // RUN: env COPYSTACK_WORKERS=2 %run %t %t | FileCheck %s
