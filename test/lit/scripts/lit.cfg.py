@@ -1,0 +1,14 @@
+# The scripts suite: the project's own helper scripts, run on fixtures.
+import os
+import lit.formats
+
+config.name = "copystack-scripts"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.cs_exec_root
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
+
+config.substitutions.append(("%scripts", config.cs_scripts))
+config.environment["PATH"] = os.pathsep.join(
+    [config.cs_llvm_bin, config.environment.get("PATH", "")])
