@@ -92,7 +92,24 @@ endforeach()
 
 # --- Documentation, examples, gdb --------------------------------------------
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs examples DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs examples DESTINATION ${CMAKE_INSTALL_DOCDIR}
+  PATTERN man EXCLUDE)
+
+# Manual pages (docs/man), compressed as Debian's policy wants them:
+# copystack-cc(1), copystack-c++(1) (a .so of the first), copystack(7).
+set(COPYSTACK_MAN_GZ)
+foreach(page copystack-cc.1 copystack-c++.1 copystack.7)
+  string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${page})
+  set(gz ${PROJECT_BINARY_DIR}/man/${page}.gz)
+  add_custom_command(OUTPUT ${gz}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+    COMMAND sh -c "gzip -9n -c \"$0\" > \"$1\"" ${PROJECT_SOURCE_DIR}/docs/man/${page} ${gz}
+    DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/${page}
+    VERBATIM)
+  list(APPEND COPYSTACK_MAN_GZ ${gz})
+  install(FILES ${gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+endforeach()
+add_custom_target(copystack_man ALL DEPENDS ${COPYSTACK_MAN_GZ})
 # Read when installing: nothing to install until tools/gdb/ exists.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/gdb/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/copystack/gdb

@@ -10,5 +10,7 @@ config.test_exec_root = config.cs_exec_root
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 
 config.substitutions.append(("%scripts", config.cs_scripts))
+config.substitutions.append(("%man", config.cs_man))
+config.substitutions.append(("%cc", config.cs_bin + "/copystack-cc"))
 config.environment["PATH"] = os.pathsep.join(
     [config.cs_llvm_bin, config.environment.get("PATH", "")])
