@@ -18,6 +18,12 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "clang-${LLVM_VERSION_MAJOR} (>= 1:${LLVM_VERSION_MAJOR}.${LLVM_VERSION_MINOR}), libc6 (>= 2.35), libstdc++6, libgcc-s1")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "lld-${LLVM_VERSION_MAJOR}, pkg-config, cmake")
+# Shared objects stripped, their debug info in copystack-dbgsym (a .ddeb,
+# found by gdb and llvm-symbolizer through the build id); a shlibs file
+# for packages that link libcopystack.so.
+set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # libcopystack.so goes into the dynamic linker's cache.
 file(WRITE ${PROJECT_BINARY_DIR}/debian/triggers "activate-noawait ldconfig\n")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/debian/triggers)
