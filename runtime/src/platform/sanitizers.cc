@@ -466,6 +466,22 @@ __attribute__((noinline)) void mutex_locked_slow(const void *m, unsigned how,
     __tsan_func_exit();
 }
 
+// The first half's check alone: a lock attempt that TSan takes as failed
+// (__tsan_mutex_try_lock_failed), so that it holds nothing and no ignore
+// window stays open while the caller waits.
+__attribute__((noinline)) void mutex_waiting_slow(const void *m, unsigned how,
+                                                  void *caller) {
+  constexpr unsigned kTsanTryLockFailed = 1u << 5;
+  unsigned flags = tsan_mutex_flags(how) & ~kTsanTryLock;
+  if (caller)
+    __tsan_func_entry(caller);
+  __tsan_mutex_pre_lock(const_cast<void *>(m), flags);
+  __tsan_mutex_post_lock(const_cast<void *>(m), flags | kTsanTryLockFailed,
+                         0);
+  if (caller)
+    __tsan_func_exit();
+}
+
 __attribute__((noinline)) void
 mutex_unlocking_slow(const void *m, unsigned how, void *caller) {
   unsigned flags = tsan_mutex_flags(how) & kTsanReadLock;

@@ -173,11 +173,19 @@ SAN_HOOK void acquire(const void *addr) {
 // it), which TSan's reports show below the runtime's frame; or null.
 constexpr unsigned kMutexRead = 1, kMutexTry = 2, kMutexReentrant = 4;
 void mutex_locked_slow(const void *m, unsigned how, void *caller);
+void mutex_waiting_slow(const void *m, unsigned how, void *caller);
 void mutex_unlocking_slow(const void *m, unsigned how, void *caller);
 void mutex_destroyed_slow(const void *m);
 SAN_HOOK void mutex_locked(const void *m, unsigned how, void *caller) {
   if (tsan())
     mutex_locked_slow(m, how, caller);
+}
+// The caller is about to wait for m (park, or block its thread): TSan's
+// lock-order check, which reports an inversion before a deadlock it
+// would make, as TSan's interceptors do before they block.
+SAN_HOOK void mutex_waiting(const void *m, unsigned how, void *caller) {
+  if (tsan())
+    mutex_waiting_slow(m, how, caller);
 }
 SAN_HOOK void mutex_unlocking(const void *m, unsigned how, void *caller) {
   if (tsan())

@@ -36,11 +36,11 @@ enum copystack_io_kind {
   COPYSTACK_IO_CLOCK_NANOSLEEP,
                           /* -   request remain            clock flags   */
   COPYSTACK_IO_FUTEX,     /* -   uaddr timeout uaddr2      op val val3   */
-  COPYSTACK_IO_MUTEX_LOCK,/* -   mutex abstime             clock         */
-  COPYSTACK_IO_COND_WAIT, /* -   cond mutex abstime        clock (-1: the
+  COPYSTACK_IO_MUTEX_LOCK,/* -   mutex abstime - caller    clock         */
+  COPYSTACK_IO_COND_WAIT, /* -   cond mutex abstime caller clock (-1: the
                                                            cond's own)   */
   COPYSTACK_IO_SEM_WAIT,  /* -   sem abstime               clock         */
-  COPYSTACK_IO_RWLOCK,    /* -   rwlock abstime            clock write   */
+  COPYSTACK_IO_RWLOCK,    /* -   rwlock abstime - caller   clock write   */
   COPYSTACK_IO_BARRIER,   /* -   barrier                   destroy       */
   COPYSTACK_IO_JOIN,      /* -   thread result abstime     clock         */
   COPYSTACK_IO_PREAD,     /* fd  buf                       len offset    */

@@ -463,19 +463,19 @@ mutex_trylock(pthread_mutex_t *m, bool tell, void *caller) {
 }
 
 int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
-                      clockid_t clock);
+                      clockid_t clock, void *caller);
 
 // A thread's lock, until abs on clock, made at caller.
 int mutex_lock_blocking(pthread_mutex_t *m, const timespec *abs,
                         clockid_t clock, void *caller) {
-  int r = mutex_lock_thread(m, abs, clock);
+  int r = mutex_lock_thread(m, abs, clock, caller);
   if (r == 0 && sync_mode() == kSyncTold)
     tell_locked(m, false, caller);
   return r;
 }
 
 int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
-                      clockid_t clock) {
+                      clockid_t clock, void *caller) {
   int me = self_owner();
   int r = held_by_me(m, me, false);
   if (r >= 0)
@@ -487,6 +487,8 @@ int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
   Deadline d;
   if (!make_deadline(abs, clock, d))
     return EINVAL;
+  if (sync_mode() == kSyncTold)
+    san::mutex_waiting(m, 0, caller);
   while (!grab(m))
     if (thread_wait(lock_word(m), 2, d) == ETIMEDOUT) {
       if (grab(m))
@@ -745,7 +747,7 @@ int rwlock_unlock(pthread_rwlock_t *l, void *caller) {
 }
 
 int rwlock_lock_thread(pthread_rwlock_t *l, bool write, const timespec *abs,
-                       clockid_t clock);
+                       clockid_t clock, void *caller);
 
 // Under ThreadSanitizer: l is held now, by a lock made at caller that
 // succeeded (got 0). Returns got.
@@ -761,12 +763,12 @@ int tell_rwlock(pthread_rwlock_t *l, bool write, bool trylock, int got,
 // A thread's read or write lock, until abs on clock, made at caller.
 int rwlock_lock_blocking(pthread_rwlock_t *l, bool write,
                          const timespec *abs, clockid_t clock, void *caller) {
-  return tell_rwlock(l, write, false, rwlock_lock_thread(l, write, abs, clock),
-                     caller);
+  return tell_rwlock(l, write, false,
+                     rwlock_lock_thread(l, write, abs, clock, caller), caller);
 }
 
 int rwlock_lock_thread(pthread_rwlock_t *l, bool write, const timespec *abs,
-                       clockid_t clock) {
+                       clockid_t clock, void *caller) {
   RwLock *r = rw_of(l);
   int me = self_owner();
   if (writer_of(l) == me)
@@ -778,6 +780,7 @@ int rwlock_lock_thread(pthread_rwlock_t *l, bool write, const timespec *abs,
   if (!make_deadline(abs, clock, d))
     return EINVAL;
   std::atomic<uint32_t> *seq = write ? &r->wr_seq : &r->rd_seq;
+  san::mutex_waiting(l, write ? 0 : san::kMutexRead, caller);
   (write ? r->wr_waits : r->rd_waits).fetch_add(1);
   for (;;) {
     uint32_t v = seq->load();
@@ -958,6 +961,8 @@ int mutex_lock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   }
   if (end == kTimedOut)
     return finish(c, w, ETIMEDOUT);
+  if (!w && sync_mode() == kSyncTold)
+    san::mutex_waiting(m, 0, c->p[3]); // before its first wait
   return park_on(c, w, lock_word(m), 2, deadline);
 }
 
@@ -1059,6 +1064,7 @@ int rwlock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     if (!make_deadline(static_cast<const timespec *>(c->p[1]),
                        static_cast<clockid_t>(c->n[0]), d))
       return finish(c, w, EINVAL);
+    san::mutex_waiting(l, write ? 0 : san::kMutexRead, c->p[3]);
     (write ? r->wr_waits : r->rd_waits).fetch_add(1);
     w = new_wait(0);
     w->started = now_ns();
@@ -1154,6 +1160,16 @@ int join_call(copystack_io_call *c, IoWait *w) {
 
 int forward(copystack_io_call *c);
 
+// A semaphore wait made by the C library's: ThreadSanitizer intercepts
+// sem_wait and sem_timedwait, not sem_clockwait, so a wait that took a
+// token acquires what its post released here too.
+int sem_wait_forwarded(copystack_io_call *c) {
+  int r = forward(c);
+  if (r == 0)
+    san::acquire(c->p[0]);
+  return r;
+}
+
 } // namespace
 
 int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
@@ -1171,7 +1187,7 @@ int pthread_sync_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   }
   if (c->kind == COPYSTACK_IO_SEM_WAIT) {
     if (!sem_ours(static_cast<sem_t *>(c->p[0])))
-      return finish(c, w, forward(c));
+      return finish(c, w, sem_wait_forwarded(c));
     return sem_wait_call(c, w, end);
   }
   if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
@@ -1217,7 +1233,7 @@ int64_t pthread_sync_blocking(copystack_io_call *c) {
     return c->n[0] ? barrier_destroy_blocking(b) : barrier_wait_blocking(b);
   }
   if (c->kind == COPYSTACK_IO_SEM_WAIT)
-    return forward(c); // glibc's wait follows the same protocol
+    return sem_wait_forwarded(c); // glibc's follows the same protocol
   if (c->kind == COPYSTACK_IO_MUTEX_LOCK) {
     auto *m = static_cast<pthread_mutex_t *>(c->p[0]);
     if (!mutex_ours(m))
@@ -1240,7 +1256,10 @@ void pthread_sync_after_fork_child() {
   g_once_generation.fetch_add(4, std::memory_order_relaxed);
 }
 
-bool pthread_sync_owns_mutexes() { return sync_enabled(); }
+// Not under ThreadSanitizer: the pass turns a task's pthread_mutex_lock
+// into an in-place pthread_mutex_trylock, which would tell TSan a
+// try-lock, and TSan's deadlock detector records no lock order for those.
+bool pthread_sync_owns_mutexes() { return sync_mode() == kSyncOn; }
 
 void thread_ended() {
   g_thread_ends.fetch_add(1);

