@@ -59,16 +59,43 @@ FunctionCallee futexWrapper(Module &M) {
   return M.getOrInsertFunction((names::BlockingPrefix + "futex").str(), FT);
 }
 
-/// The futex call's arguments converted to the wrapper's parameters; the
-/// ones the call leaves out are null or zero (the kernel ignores them for
-/// the operations that leave them out).
-void rewriteFutexCall(CallBase &CB, FunctionCallee Wrapper) {
+/// fcntl(fd, F_SETLKW or F_OFD_SETLKW, lock): the lock waits, which go to
+/// the runtime's wrapper; every other command of the variadic fcntl stays
+/// the C library's (through the runtime's interposer).
+constexpr uint64_t FSetLkW = 7, FOfdSetLkW = 38;
+
+bool isFcntlLockWait(const CallBase &CB, const Function &Callee) {
+  StringRef N = Callee.getName();
+  if ((N != "fcntl" && N != "fcntl64") || !Callee.isDeclaration() ||
+      !Callee.isVarArg() || CB.arg_size() != 3)
+    return false;
+  auto *Cmd = dyn_cast<ConstantInt>(CB.getArgOperand(1));
+  return Cmd &&
+         (Cmd->getZExtValue() == FSetLkW || Cmd->getZExtValue() == FOfdSetLkW);
+}
+
+/// The runtime's wrapper of those (io_calls.c): int(int fd, int cmd,
+/// struct flock *lock).
+FunctionCallee fcntlLockWrapper(Module &M) {
+  LLVMContext &C = M.getContext();
+  Type *I32 = Type::getInt32Ty(C);
+  auto *FT = FunctionType::get(
+      I32, {I32, I32, PointerType::getUnqual(C)}, false);
+  return M.getOrInsertFunction((names::BlockingPrefix + "fcntl_lock").str(),
+                               FT);
+}
+
+/// A variadic call's arguments from First on converted to the wrapper's
+/// parameters; the ones the call leaves out are null or zero (for the
+/// futex, the kernel ignores them for the operations that leave them out).
+void rewriteCall(CallBase &CB, FunctionCallee Wrapper, unsigned First) {
   IRBuilder<> B(&CB);
   FunctionType *FT = Wrapper.getFunctionType();
   SmallVector<Value *, 6> Args;
   for (unsigned I = 0; I < FT->getNumParams(); ++I) {
     Type *T = FT->getParamType(I);
-    Value *V = I + 1 < CB.arg_size() ? CB.getArgOperand(I + 1) : nullptr;
+    Value *V =
+        I + First < CB.arg_size() ? CB.getArgOperand(I + First) : nullptr;
     if (!V)
       V = Constant::getNullValue(T);
     else if (T->isPointerTy() && V->getType()->isIntegerTy())
@@ -96,7 +123,7 @@ unsigned redirectBlockingCalls(Module &M, const Policy &P) {
   if (!ParkBlockingCalls)
     return 0;
   unsigned Count = 0;
-  SmallVector<CallBase *, 4> Futex;
+  SmallVector<CallBase *, 4> Futex, FcntlLocks;
   for (Function &F : M) {
     if (!P.isInstrumented(F))
       continue;
@@ -110,6 +137,10 @@ unsigned redirectBlockingCalls(Module &M, const Policy &P) {
           continue;
         if (isa<CallInst>(CB) && isFutexSyscall(*CB, *Callee)) {
           Futex.push_back(CB);
+          continue;
+        }
+        if (isa<CallInst>(CB) && isFcntlLockWait(*CB, *Callee)) {
+          FcntlLocks.push_back(CB);
           continue;
         }
         const BlockingCall *C = blockingCall(*Callee);
@@ -129,8 +160,14 @@ unsigned redirectBlockingCalls(Module &M, const Policy &P) {
   if (!Futex.empty()) {
     FunctionCallee Wrapper = futexWrapper(M);
     for (CallBase *CB : Futex)
-      rewriteFutexCall(*CB, Wrapper);
+      rewriteCall(*CB, Wrapper, 1); // after the system call's number
     Count += Futex.size();
+  }
+  if (!FcntlLocks.empty()) {
+    FunctionCallee Wrapper = fcntlLockWrapper(M);
+    for (CallBase *CB : FcntlLocks)
+      rewriteCall(*CB, Wrapper, 0);
+    Count += FcntlLocks.size();
   }
   return Count;
 }

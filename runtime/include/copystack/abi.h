@@ -142,7 +142,9 @@
   X(_ZNSt6thread4joinEv, 1) X(mtx_lock, 1) X(mtx_timedlock, 2)                \
   X(cnd_wait, 2) X(cnd_timedwait, 3) X(call_once, 2) X(sched_yield, 0)        \
   X(pread, 4) X(pwrite, 4) X(__pread_chk, 5) X(fsync, 1) X(fdatasync, 1)       \
-  X(flock, 2) X(waitpid, 3) X(wait, 1) X(getaddrinfo, 4)                       \
+  X(flock, 2) X(lockf, 3) X(waitpid, 3) X(wait, 1) X(waitid, 4)               \
+  X(getaddrinfo, 4)                                                            \
+  X(pread64, 4) X(pwrite64, 4) X(__pread64_chk, 5) X(lockf64, 3)             \
   X(_ZNSt28__atomic_futex_unsigned_base19_M_futex_wait_untilEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE, 6) \
   X(_ZNSt28__atomic_futex_unsigned_base26_M_futex_wait_until_steadyEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE, 6)
 

@@ -568,7 +568,10 @@ const char *call_name(uint8_t kind, char *buf, size_t len) {
   case COPYSTACK_IO_FSYNC: name = "fsync"; break;
   case COPYSTACK_IO_FDATASYNC: name = "fdatasync"; break;
   case COPYSTACK_IO_FLOCK: name = "flock"; break;
+  case COPYSTACK_IO_LOCKF: name = "lockf"; break;
+  case COPYSTACK_IO_FCNTL_LOCK: name = "fcntl lock"; break;
   case COPYSTACK_IO_WAITPID: name = "waitpid"; break;
+  case COPYSTACK_IO_WAITID: name = "waitid"; break;
   case COPYSTACK_IO_GETADDRINFO: name = "getaddrinfo"; break;
   default: break;
   }

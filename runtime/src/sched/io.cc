@@ -312,9 +312,16 @@ int64_t blocking_call(copystack_io_call *c) {
     return fdatasync(fd);
   case COPYSTACK_IO_FLOCK:
     return flock(fd, static_cast<int>(n[0]));
+  case COPYSTACK_IO_LOCKF:
+    return lockf(fd, static_cast<int>(n[0]), static_cast<off_t>(n[1]));
+  case COPYSTACK_IO_FCNTL_LOCK:
+    return real_fcntl()(fd, static_cast<int>(n[0]), p[0]);
   case COPYSTACK_IO_WAITPID:
     return waitpid(static_cast<pid_t>(n[0]), static_cast<int *>(p[0]),
                    static_cast<int>(n[1]));
+  case COPYSTACK_IO_WAITID:
+    return waitid(static_cast<idtype_t>(n[0]), static_cast<id_t>(n[1]),
+                  static_cast<siginfo_t *>(p[0]), static_cast<int>(n[2]));
   case COPYSTACK_IO_GETADDRINFO:
     return getaddrinfo(static_cast<const char *>(p[0]),
                        static_cast<const char *>(p[1]),
@@ -1228,7 +1235,10 @@ int io_begin(copystack_io_call *c) {
   case COPYSTACK_IO_FSYNC:
   case COPYSTACK_IO_FDATASYNC:
   case COPYSTACK_IO_FLOCK:
+  case COPYSTACK_IO_LOCKF:
+  case COPYSTACK_IO_FCNTL_LOCK:
   case COPYSTACK_IO_WAITPID:
+  case COPYSTACK_IO_WAITID:
   case COPYSTACK_IO_GETADDRINFO:
     return pool_call(c, w, end);
   case COPYSTACK_IO_MUTEX_LOCK:

@@ -19,6 +19,7 @@
 #include "copystack/copystack.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
@@ -201,8 +202,9 @@ EXPORT long __copystack_blocking_futex(uint32_t *uaddr, int op, uint32_t val,
                    op, val, val3);
 }
 
-/* Regular files, fsync, fdatasync, flock, waitpid and getaddrinfo: what
- * would block runs on an I/O thread while the task parks (io_pool.cc). */
+/* Regular files, fsync, fdatasync, file locks (flock, lockf, fcntl's
+ * F_SETLKW and F_OFD_SETLKW), waitpid, waitid and getaddrinfo: what would
+ * block runs on an I/O thread while the task parks (io_pool.cc). */
 EXPORT ssize_t __copystack_blocking_pread(int fd, void *buf, size_t len,
                                           off_t offset) {
   return run(COPYSTACK_IO_PREAD, fd, buf, 0, 0, 0, (int64_t)len, offset, 0);
@@ -221,6 +223,24 @@ EXPORT ssize_t __copystack_blocking___pread_chk(int fd, void *buf, size_t len,
   return __copystack_blocking_pread(fd, buf, len, offset);
 }
 
+/* What glibc's headers call with -D_FILE_OFFSET_BITS=64, the same on
+ * x86-64 (off_t is 64 bits). */
+EXPORT ssize_t __copystack_blocking_pread64(int fd, void *buf, size_t len,
+                                            off64_t offset) {
+  return __copystack_blocking_pread(fd, buf, len, offset);
+}
+
+EXPORT ssize_t __copystack_blocking_pwrite64(int fd, const void *buf,
+                                             size_t len, off64_t offset) {
+  return __copystack_blocking_pwrite(fd, buf, len, offset);
+}
+
+EXPORT ssize_t __copystack_blocking___pread64_chk(int fd, void *buf,
+                                                  size_t len, off64_t offset,
+                                                  size_t buflen) {
+  return __copystack_blocking___pread_chk(fd, buf, len, offset, buflen);
+}
+
 EXPORT int __copystack_blocking_fsync(int fd) {
   return (int)run(COPYSTACK_IO_FSYNC, fd, 0, 0, 0, 0, 0, 0, 0);
 }
@@ -233,6 +253,21 @@ EXPORT int __copystack_blocking_flock(int fd, int operation) {
   return (int)run(COPYSTACK_IO_FLOCK, fd, 0, 0, 0, 0, operation, 0, 0);
 }
 
+EXPORT int __copystack_blocking_lockf(int fd, int cmd, off_t len) {
+  return (int)run(COPYSTACK_IO_LOCKF, fd, 0, 0, 0, 0, cmd, len, 0);
+}
+
+EXPORT int __copystack_blocking_lockf64(int fd, int cmd, off64_t len) {
+  return __copystack_blocking_lockf(fd, cmd, len);
+}
+
+/* fcntl(fd, F_SETLKW or F_OFD_SETLKW, lock), which passes/BlockingCalls.cpp
+ * rewrites into this; every other fcntl stays the C library's. */
+EXPORT int __copystack_blocking_fcntl_lock(int fd, int cmd,
+                                           struct flock *lock) {
+  return (int)run(COPYSTACK_IO_FCNTL_LOCK, fd, lock, 0, 0, 0, cmd, 0, 0);
+}
+
 EXPORT pid_t __copystack_blocking_waitpid(pid_t pid, int *status,
                                           int options) {
   return (pid_t)run(COPYSTACK_IO_WAITPID, -1, status, 0, 0, 0, pid, options,
@@ -241,6 +276,11 @@ EXPORT pid_t __copystack_blocking_waitpid(pid_t pid, int *status,
 
 EXPORT pid_t __copystack_blocking_wait(int *status) {
   return __copystack_blocking_waitpid(-1, status, 0);
+}
+
+EXPORT int __copystack_blocking_waitid(idtype_t idtype, id_t id,
+                                       siginfo_t *info, int options) {
+  return (int)run(COPYSTACK_IO_WAITID, -1, info, 0, 0, 0, idtype, id, options);
 }
 
 EXPORT int __copystack_blocking_getaddrinfo(const char *node,

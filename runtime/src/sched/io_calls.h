@@ -48,7 +48,11 @@ enum copystack_io_kind {
   COPYSTACK_IO_FSYNC,     /* fd                                          */
   COPYSTACK_IO_FDATASYNC, /* fd                                          */
   COPYSTACK_IO_FLOCK,     /* fd                            operation     */
+  COPYSTACK_IO_LOCKF,     /* fd                            cmd len       */
+  COPYSTACK_IO_FCNTL_LOCK,/* fd  struct flock              cmd           */
   COPYSTACK_IO_WAITPID,   /* -   status                    pid options   */
+  COPYSTACK_IO_WAITID,    /* -   siginfo                   idtype id
+                                                           options       */
   COPYSTACK_IO_GETADDRINFO,/* -  node service hints res                  */
   COPYSTACK_IO_KINDS
 };

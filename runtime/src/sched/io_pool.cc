@@ -1,8 +1,9 @@
 // io_pool.cc: the blocking calls no poller can wait for (io_pool.h).
 //
-// Reads and writes of regular files, fsync, fdatasync, flock, waitpid and
-// getaddrinfo never make a descriptor "ready": epoll refuses regular files,
-// and the others have no descriptor at all. A task that makes one parks
+// Reads and writes of regular files, fsync, fdatasync, file locks (flock,
+// lockf, fcntl's F_SETLKW and F_OFD_SETLKW), waitpid, waitid and
+// getaddrinfo never make a descriptor "ready": epoll refuses regular
+// files, and the others have no descriptor at all. A task that makes one parks
 // while a small pool of I/O threads makes the call, as Go's runtime hands
 // its P to another thread during a system call, libuv runs file system
 // calls and getaddrinfo on its thread pool, and Java's virtual threads
@@ -13,16 +14,20 @@
 //
 // The first attempt is made in place when it cannot block: a read with
 // RWF_NOWAIT returns what the page cache holds (a file read that hits the
-// cache costs what it did: no thread hop), a flock with LOCK_NB, a waitpid
-// with WNOHANG. Only what would block goes to the pool, and a short
+// cache costs what it did: no thread hop), a flock with LOCK_NB, a lockf
+// with F_TLOCK, an fcntl lock with F_SETLK (F_OFD_SETLK), a waitpid or
+// waitid with WNOHANG. Only what would block goes to the pool, and a short
 // in-place read goes on there for the rest, so that a read of a regular
 // file still returns everything up to the end of the file.
 //
 // The I/O thread never touches the task's stack, which the collector may
 // move while the task is parked: the call's data goes through a buffer on
 // the heap (a write's copied in before the task parks, a read's copied out
-// when it runs again), as do getaddrinfo's strings and hints and waitpid's
-// status. A call larger than kMaxCopy bytes is made in place, blocking the
+// when it runs again), as do getaddrinfo's strings and hints, an fcntl
+// lock's struct flock, and waitpid's status and waitid's siginfo_t. The
+// locks the I/O thread takes are the process's (lockf and fcntl's record
+// locks) or the open file's (flock, OFD locks), as the task's own call
+// would have taken them. A call larger than kMaxCopy bytes is made in place, blocking the
 // worker as before (the monitor hands its other tasks to a spare).
 //
 // Threads: started as calls need them, up to kMaxThreads (COPYSTACK's
@@ -75,6 +80,8 @@ struct Job {
   bool has_hints = false;
   addrinfo *res = nullptr;
   int status = 0; // waitpid's
+  struct flock lock {}; // an fcntl lock's
+  siginfo_t info{};     // waitid's
   int64_t result = 0;
   int err = 0;
   bool running = false; // taken by an I/O thread
@@ -142,9 +149,19 @@ void run(Job *j) {
   case COPYSTACK_IO_FLOCK:
     r = flock(j->fd, static_cast<int>(j->n[0]));
     break;
+  case COPYSTACK_IO_LOCKF:
+    r = lockf(j->fd, static_cast<int>(j->n[0]), static_cast<off_t>(j->n[1]));
+    break;
+  case COPYSTACK_IO_FCNTL_LOCK:
+    r = fcntl(j->fd, static_cast<int>(j->n[0]), &j->lock);
+    break;
   case COPYSTACK_IO_WAITPID:
     r = waitpid(static_cast<pid_t>(j->n[0]), &j->status,
                 static_cast<int>(j->n[1]));
+    break;
+  case COPYSTACK_IO_WAITID:
+    r = waitid(static_cast<idtype_t>(j->n[0]), static_cast<id_t>(j->n[1]),
+               &j->info, static_cast<int>(j->n[2]));
     break;
   case COPYSTACK_IO_GETADDRINFO:
     r = getaddrinfo(j->node, j->service, j->has_hints ? &j->hints : nullptr,
@@ -389,6 +406,30 @@ int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
     errno = EAGAIN;
     return -2;
   }
+  case COPYSTACK_IO_LOCKF: {
+    // Only F_LOCK waits; the other commands are made as they are.
+    const int cmd = static_cast<int>(c->n[0]);
+    if (cmd != F_LOCK)
+      return blocking();
+    int64_t r = lockf(fd, F_TLOCK, static_cast<off_t>(c->n[1]));
+    if (r == 0 || (errno != EACCES && errno != EAGAIN))
+      return r;
+    errno = EAGAIN;
+    return -2;
+  }
+  case COPYSTACK_IO_FCNTL_LOCK: {
+    // The lock is tried without waiting, with the caller's struct flock
+    // (F_SETLK writes nothing back).
+    const int cmd = static_cast<int>(c->n[0]);
+    const int now = cmd == F_OFD_SETLKW ? F_OFD_SETLK : F_SETLK;
+    if (cmd != F_SETLKW && cmd != F_OFD_SETLKW)
+      return blocking();
+    int64_t r = fcntl(fd, now, c->p[0]);
+    if (r == 0 || (errno != EACCES && errno != EAGAIN))
+      return r;
+    errno = EAGAIN;
+    return -2;
+  }
   case COPYSTACK_IO_WAITPID: {
     int options = static_cast<int>(c->n[1]);
     int status = 0;
@@ -397,6 +438,24 @@ int64_t try_in_place(copystack_io_call *c, uint64_t *done) {
     if (r != 0 || (options & WNOHANG)) {
       if (r > 0 && c->p[0])
         *static_cast<int *>(c->p[0]) = status;
+      return r;
+    }
+    errno = EAGAIN;
+    return -2;
+  }
+  case COPYSTACK_IO_WAITID: {
+    // With WNOHANG, waitid returns 0 and leaves si_pid 0 when no child
+    // has changed state.
+    const int options = static_cast<int>(c->n[2]);
+    auto *info = static_cast<siginfo_t *>(c->p[0]);
+    if (!info || (options & WNOHANG))
+      return blocking();
+    siginfo_t now{};
+    int64_t r = waitid(static_cast<idtype_t>(c->n[0]),
+                       static_cast<id_t>(c->n[1]), &now, options | WNOHANG);
+    if (r != 0 || now.si_pid != 0) {
+      if (r == 0)
+        *info = now;
       return r;
     }
     errno = EAGAIN;
@@ -428,6 +487,8 @@ Job *make_job(copystack_io_call *c, uint64_t done) {
       copy_data(c, done, j->buf, j->len, false);
     if (c->kind == COPYSTACK_IO_PREAD || c->kind == COPYSTACK_IO_PWRITE)
       j->n[1] += static_cast<int64_t>(done);
+  } else if (c->kind == COPYSTACK_IO_FCNTL_LOCK) {
+    j->lock = *static_cast<const struct flock *>(c->p[0]);
   } else if (c->kind == COPYSTACK_IO_GETADDRINFO) {
     auto *node = static_cast<const char *>(c->p[0]);
     auto *service = static_cast<const char *>(c->p[1]);
@@ -458,6 +519,8 @@ int collect(copystack_io_call *c, IoWait *w, Job *j) {
     copy_data(c, before, j->buf, static_cast<size_t>(r), true);
   if (c->kind == COPYSTACK_IO_WAITPID && r > 0 && c->p[0])
     *static_cast<int *>(c->p[0]) = j->status;
+  if (c->kind == COPYSTACK_IO_WAITID && r == 0)
+    *static_cast<siginfo_t *>(c->p[0]) = j->info;
   if (c->kind == COPYSTACK_IO_GETADDRINFO && r == 0)
     *static_cast<addrinfo **>(c->p[3]) = j->res;
   free_job(j);
