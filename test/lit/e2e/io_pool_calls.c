@@ -15,6 +15,7 @@
 // RUN: env COPYSTACK_WORKERS=2 %run %t %t.data | FileCheck %s
 #define _GNU_SOURCE
 #include "Inputs/check.h"
+#include "Inputs/ticker.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -48,17 +49,6 @@ static int threads_but_io(void) {
 
 static const char *path;
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
-static int stop;
-static long ticks;
-
-static void ticker(void *arg) {
-  (void)arg;
-  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-    __atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
-    copystack_sleep_ns(1000000);
-  }
-  copystack_waitgroup_done(&wg);
-}
 
 static int flock_result = -1;
 
@@ -142,19 +132,19 @@ int main(int argc, char **argv) {
   int held = open(path, O_RDONLY);
   REQUIRE(held >= 0 && flock(held, LOCK_EX) == 0);
   copystack_waitgroup_add(&wg, 2);
-  copystack_go(ticker, 0);
+  copystack_go(cs_ticker, &wg);
   copystack_sleep_ns(5000000); // the timer thread and the monitor run
   int before = threads_but_io();
   copystack_go(locker, 0);
   copystack_sleep_ns(5000000);
-  long t0 = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+  long t0 = cs_ticks();
   copystack_sleep_ns(50000000);
-  long t1 = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+  long t1 = cs_ticks();
   int during = threads_but_io();
   int waiting = __atomic_load_n(&flock_result, __ATOMIC_RELAXED) == -1;
   flock(held, LOCK_UN);
   close(held);
-  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+  cs_ticker_stop();
   copystack_waitgroup_wait(&wg);
   printf("flock: waited %d, got %d; others ran: %s; threads: %s\n", waiting,
          flock_result, t1 - t0 >= 10 ? "yes" : "NO",

@@ -25,28 +25,16 @@
 // RUN: env COPYSTACK_WORKERS=1 %run %t.64 %t.lock | FileCheck %s
 #define _GNU_SOURCE
 #include "Inputs/check.h"
+#include "Inputs/ticker.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int stop;
-static long ticks;
 static const char *path;
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;   // the ticker
 static copystack_waitgroup work = COPYSTACK_WAITGROUP_INIT; // the others
-
-static void ticker(void *arg) {
-  (void)arg;
-  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-    __atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
-    copystack_sleep_ns(1000000);
-  }
-  copystack_waitgroup_done(&wg);
-}
-
-static long now_ticks(void) { return __atomic_load_n(&ticks, __ATOMIC_RELAXED); }
 
 static const char *busy(int r, int err) {
   return r == -1 && (err == EAGAIN || err == EACCES) ? "busy" : "?";
@@ -94,9 +82,9 @@ static void record_locks(void *arg) {
   struct flock fl = range(F_WRLCK, 0);
   int r = fcntl(fd, F_SETLK, &fl);
   printf("F_SETLK while the child holds it: %s\n", busy(r, errno));
-  long t0 = now_ticks();
+  long t0 = cs_ticks();
   r = fcntl(fd, F_SETLKW, &fl);
-  long t1 = now_ticks();
+  long t1 = cs_ticks();
   printf("F_SETLKW: %d; others ran: %s\n", r, t1 - t0 >= 3 ? "yes" : "NO");
   fl.l_type = F_UNLCK;
   REQUIRE(fcntl(fd, F_SETLK, &fl) == 0);
@@ -107,9 +95,9 @@ static void record_locks(void *arg) {
   REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
   r = lockf(fd, F_TLOCK, 10);
   printf("F_TLOCK while the child holds it: %s\n", busy(r, errno));
-  t0 = now_ticks();
+  t0 = cs_ticks();
   r = lockf(fd, F_LOCK, 10);
-  t1 = now_ticks();
+  t1 = cs_ticks();
   printf("lockf F_LOCK: %d; others ran: %s\n", r, t1 - t0 >= 3 ? "yes" : "NO");
   REQUIRE(lockf(fd, F_ULOCK, 10) == 0);
   REQUIRE(waitpid(child, &status, 0) == child);
@@ -139,9 +127,9 @@ static void ofd_waiter(void *arg) {
   struct flock fl = range(F_WRLCK, 20);
   int r = fcntl(fd, F_OFD_SETLK, &fl);
   printf("F_OFD_SETLK while the other holds it: %s\n", busy(r, errno));
-  long t0 = now_ticks();
+  long t0 = cs_ticks();
   r = fcntl(fd, F_OFD_SETLKW, &fl);
-  long t1 = now_ticks();
+  long t1 = cs_ticks();
   printf("F_OFD_SETLKW: %d; others ran: %s\n", r,
          t1 - t0 >= 3 ? "yes" : "NO");
   close(fd);
@@ -159,9 +147,9 @@ static void waitid_task(void *arg) {
   siginfo_t info = {0};
   int r = waitid(P_PID, (id_t)child, &info, WEXITED | WNOHANG);
   printf("waitid WNOHANG: %d, si_pid %d\n", r, (int)info.si_pid);
-  long t0 = now_ticks();
+  long t0 = cs_ticks();
   r = waitid(P_PID, (id_t)child, &info, WEXITED);
-  long t1 = now_ticks();
+  long t1 = cs_ticks();
   printf("waitid: %d, %s, %s %d; others ran: %s\n", r,
          info.si_pid == child ? "the child" : "?",
          info.si_code == CLD_EXITED ? "exited" : "?", info.si_status,
@@ -176,7 +164,7 @@ int main(int argc, char **argv) {
   REQUIRE(fd >= 0 && write(fd, "0123456789", 10) == 10);
   close(fd);
   copystack_waitgroup_add(&wg, 1);
-  copystack_go(ticker, 0);
+  copystack_go(cs_ticker, &wg);
 
   // One part at a time: a forked child goes on with the parent's tasks
   // (docs/tasks.md, "fork()"), which must not be in the middle of a part.
@@ -191,7 +179,7 @@ int main(int argc, char **argv) {
   copystack_waitgroup_add(&work, 1);
   copystack_go(waitid_task, 0);
   copystack_waitgroup_wait(&work);
-  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+  cs_ticker_stop();
   copystack_waitgroup_wait(&wg);
   unlink(path);
   return 0;

@@ -11,6 +11,7 @@
 // RUN: env COPYSTACK_WORKERS=1 %run %t %t.lock | FileCheck %s
 // RUN: env COPYSTACK_WORKERS=2 %run %t %t.lock | FileCheck %s
 #include "Inputs/check.h"
+#include "Inputs/ticker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,18 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int stop;
-static long ticks;
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
-
-static void ticker(void *arg) {
-  (void)arg;
-  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-    __atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
-    copystack_sleep_ns(1000000);
-  }
-  copystack_waitgroup_done(&wg);
-}
 
 // A spawned task, on the worker the ticker needs too (main may be its
 // thread's own task).
@@ -42,9 +32,9 @@ static void waiter(void *arg) {
   }
   int status = 0;
   printf("WNOHANG: %d\n", (int)waitpid(child, &status, WNOHANG));
-  long t0 = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+  long t0 = cs_ticks();
   pid_t got = waitpid(child, &status, 0);
-  long t1 = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+  long t1 = cs_ticks();
   printf("waitpid: %s, exit %d; others ran: %s\n",
          got == child ? "the child" : "?",
          WIFEXITED(status) ? WEXITSTATUS(status) : -1,
@@ -55,7 +45,7 @@ static void waiter(void *arg) {
   got = wait(&status);
   printf("wait: %s, exit %d\n", got == child ? "the child" : "?",
          WEXITSTATUS(status));
-  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+  cs_ticker_stop();
   copystack_waitgroup_done(&wg);
 }
 
@@ -75,7 +65,7 @@ static void locker(void *arg) {
 int main(int argc, char **argv) {
   REQUIRE(argc == 2);
   copystack_waitgroup_add(&wg, 2);
-  copystack_go(ticker, 0);
+  copystack_go(cs_ticker, &wg);
   copystack_go(waiter, 0);
   copystack_waitgroup_wait(&wg);
 
