@@ -9,6 +9,7 @@
 #include "platform/constants.h"
 #include "platform/fatal.h"
 #include "platform/sanitizers.h"
+#include "platform/valgrind.h"
 #include "platform/stats.h"
 #include "platform/thread.h"
 
@@ -97,6 +98,7 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
                 src + used);
   if (cfg.verify_scan)
     rel.enable_verify(block);
+  vg::KeepDefinedness definedness(src, used);
   rel.copy(block, src, used);
   if (kind == Block::kMoreStack) {
     CS_CHECK(asker, "a growth names the function that asked");
@@ -105,6 +107,7 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
   } else {
     rel.run(walk_from_switch(reinterpret_cast<SwitchFrame *>(block)));
   }
+  definedness.restore(block);
   if (cfg.verify_scan)
     if (unsigned n = rel.report_unrelocated())
       report("verify: %u suspicious word(s) after moving the stack of task "

@@ -7,6 +7,7 @@
 #include "platform/fatal.h"
 #include "platform/once.h"
 #include "platform/sanitizers.h"
+#include "platform/valgrind.h"
 #include "platform/stats.h"
 #include "core/verify.h"
 
@@ -327,11 +328,13 @@ uintptr_t map_aligned(size_t bytes) {
       sp.next += bytes;
     } else if (!sp.warned) {
       sp.warned = true;
-      report("cannot reserve %zu GiB of address space for stacks (is "
-             "RLIMIT_AS set?): stacks are placed beside other mappings, "
-             "where a pointer outside its object can look like an address "
-             "in a stack (docs/maps.md)",
-             (kStackGap * 2 + bytes) >> 30);
+      report("cannot reserve %zu GiB of address space for stacks (%s): "
+             "stacks are placed beside other mappings, where a pointer "
+             "outside its object can look like an address in a stack "
+             "(docs/maps.md)",
+             (kStackGap * 2 + bytes) >> 30,
+             vg::running() ? "valgrind gives a program less"
+                           : "is RLIMIT_AS set?");
     }
   }
   void *p = mmap(at ? reinterpret_cast<void *>(at) : nullptr,
@@ -414,7 +417,10 @@ void init_arena() {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     fatal("verify mode cannot reserve %zu GiB of address space for stacks: "
-          "%s", (kStackGap * 2 + g_verify_arena) >> 30, strerror(errno));
+          "%s%s", (kStackGap * 2 + g_verify_arena) >> 30, strerror(errno),
+          vg::running() ? " (valgrind gives a program less: run verify and "
+                          "stress modes without it)"
+                        : "");
   // The gaps are never used: out of core dumps.
   madvise(p, kStackGap, MADV_DONTDUMP);
   madvise(static_cast<char *>(p) + kStackGap + g_verify_arena, kStackGap,
@@ -811,7 +817,9 @@ size_t round_stack_size(size_t bytes) {
   return s;
 }
 
-Stack allocate_stack(size_t size, uintptr_t like_top) {
+namespace {
+
+Stack take_stack(size_t size, uintptr_t like_top) {
   CS_CHECK(size >= COPYSTACK_MIN_STACK && (size & (size - 1)) == 0,
            "stack sizes are powers of two from COPYSTACK_MIN_STACK");
   counter_add(Counter::kStackInUse, static_cast<int64_t>(size));
@@ -851,9 +859,7 @@ Stack allocate_stack(size_t size, uintptr_t like_top) {
   return s;
 }
 
-void release_stack(Stack s, bool to_pool) {
-  if (!s.lo)
-    return;
+void give_back_stack(Stack s, bool to_pool) {
   counter_add(Counter::kStackInUse, -static_cast<int64_t>(s.size()));
   if (san::separate_stacks()) {
     release_with_headroom(s, san::stack_headroom());
@@ -899,6 +905,21 @@ void release_stack(Stack s, bool to_pool) {
       give_to_pool(c, tc.items[c][--tc.n[c]]);
   }
   tc.items[c][tc.n[c]++] = s.lo;
+}
+
+} // namespace
+
+Stack allocate_stack(size_t size, uintptr_t like_top) {
+  Stack s = take_stack(size, like_top);
+  vg::stack_in_use(s.lo, s.hi);
+  return s;
+}
+
+void release_stack(Stack s, bool to_pool) {
+  if (!s.lo)
+    return;
+  vg::stack_released(s.lo, s.hi);
+  give_back_stack(s, to_pool);
 }
 
 uint64_t scavenge_stacks() {

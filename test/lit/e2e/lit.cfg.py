@@ -116,6 +116,9 @@ config.available_features.add(config.cs_mode)
 import shutil
 if shutil.which("gdb"):
     config.available_features.add("gdb")
+# valgrind and its tools (valgrind_runs.c; scripts/setup installs them).
+if shutil.which("valgrind") and shutil.which("callgrind_annotate"):
+    config.available_features.add("valgrind")
 # gdb as the tests run it: the program's own script auto-loaded, and no
 # function of the program called (gdb 13 cannot call one on CPUs whose
 # XSAVE area it does not know, such as Intel's with AMX: what the gdb
