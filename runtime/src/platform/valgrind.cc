@@ -7,8 +7,8 @@
 #include <valgrind/valgrind.h>
 #endif
 
-#include <atomic>
 #include <cstdlib>
+#include <pthread.h>
 #include <mutex>
 #include <unordered_map>
 
@@ -16,9 +16,6 @@ namespace copystack_rt {
 namespace vg {
 
 namespace {
-
-// 0 unknown, 1 not under valgrind, 2 under valgrind.
-std::atomic<int> g_running{0};
 
 #ifdef COPYSTACK_HAVE_VALGRIND
 // Valgrind's id for each registered stack, by its lowest address: what
@@ -36,17 +33,16 @@ std::unordered_map<uintptr_t, unsigned> &ids() {
 
 } // namespace
 
-bool running() {
-  int r = g_running.load(std::memory_order_relaxed);
-  if (__builtin_expect(r == 0, 0)) {
+int g_running = 0;
+
+int running_slow() {
 #ifdef COPYSTACK_HAVE_VALGRIND
-    r = RUNNING_ON_VALGRIND ? 2 : 1;
+  int r = RUNNING_ON_VALGRIND ? 2 : 1;
 #else
-    r = 1;
+  int r = 1;
 #endif
-    g_running.store(r, std::memory_order_relaxed);
-  }
-  return r == 2;
+  __atomic_store_n(&g_running, r, __ATOMIC_RELAXED);
+  return r;
 }
 
 void stack_in_use_slow(uintptr_t lo, uintptr_t hi) {
@@ -111,7 +107,88 @@ void KeepDefinedness::restore_slow(uintptr_t dst) {
 #endif
 }
 
-KeepDefinedness::~KeepDefinedness() { free(bits_); }
+void KeepDefinedness::free_bits() { free(bits_); }
+
+namespace {
+
+// The calling thread's stack, as its attributes give it.
+bool own_stack(uintptr_t *lo, uintptr_t *hi) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return false;
+  void *addr;
+  size_t size;
+  bool ok = pthread_attr_getstack(&attr, &addr, &size) == 0;
+  pthread_attr_destroy(&attr);
+  *lo = reinterpret_cast<uintptr_t>(addr);
+  *hi = *lo + size;
+  return ok;
+}
+
+} // namespace
+
+#ifdef COPYSTACK_HAVE_VALGRIND
+namespace {
+struct ThreadStack {
+  uintptr_t lo;
+  unsigned id;
+};
+// The registered thread stacks, by thread (pthread_self()).
+std::unordered_map<uintptr_t, ThreadStack> &thread_ids() {
+  static auto *m = new std::unordered_map<uintptr_t, ThreadStack>;
+  return *m;
+}
+} // namespace
+#endif
+
+void thread_runs_tasks_slow() {
+#ifdef COPYSTACK_HAVE_VALGRIND
+  // Asked at every switch to a task, so by thread, not by stack: finding
+  // a thread's stack reads /proc/self/maps for the initial thread.
+  const uintptr_t self = static_cast<uintptr_t>(pthread_self());
+  {
+    std::lock_guard<std::mutex> g(ids_lock());
+    if (thread_ids().count(self))
+      return;
+  }
+  uintptr_t lo, hi;
+  if (!own_stack(&lo, &hi))
+    return;
+  unsigned id = VALGRIND_STACK_REGISTER(lo, hi - 1);
+  std::lock_guard<std::mutex> g(ids_lock());
+  thread_ids()[self] = ThreadStack{lo, id};
+#endif
+}
+
+void thread_done_slow() {
+#ifdef COPYSTACK_HAVE_VALGRIND
+  const uintptr_t self = static_cast<uintptr_t>(pthread_self());
+  unsigned id;
+  {
+    std::lock_guard<std::mutex> g(ids_lock());
+    auto it = thread_ids().find(self);
+    if (it == thread_ids().end())
+      return;
+    id = it->second.id;
+    thread_ids().erase(it);
+  }
+  VALGRIND_STACK_DEREGISTER(id);
+#endif
+}
+
+void fork_lock() {
+#ifdef COPYSTACK_HAVE_VALGRIND
+  if (running())
+    ids_lock().lock();
+#endif
+}
+
+void fork_unlock() {
+#ifdef COPYSTACK_HAVE_VALGRIND
+  if (running())
+    ids_lock().unlock();
+#endif
+}
 
 } // namespace vg
 } // namespace copystack_rt

@@ -10,9 +10,14 @@
 // tasks). Registered, each is a stack of its own: a move between two is a
 // switch, whatever the distance.
 //
-// Everything here is free when the program does not run under valgrind
-// (one test of a word read once), and absent from a runtime built where
-// valgrind's headers were not installed.
+// The thread stacks that switch to tasks are registered too (a switch
+// from a registered stack to one valgrind has not registered is judged by
+// its distance again, and under valgrind task stacks are mapped among
+// the other mappings, near thread stacks).
+//
+// Outside valgrind each entry point is one test of a word set once, and a
+// runtime built where valgrind's headers were not installed has none of
+// this (docs/debugging.md, "valgrind").
 #ifndef COPYSTACK_VALGRIND_H
 #define COPYSTACK_VALGRIND_H
 
@@ -22,8 +27,17 @@
 namespace copystack_rt {
 namespace vg {
 
-// Whether the program runs under valgrind (read once).
-bool running();
+// 0 until first asked, 1 not under valgrind, 2 under valgrind.
+extern int g_running;
+int running_slow();
+
+// Whether the program runs under valgrind (asked once).
+inline bool running() {
+  int r = __atomic_load_n(&g_running, __ATOMIC_RELAXED);
+  if (__builtin_expect(r == 0, 0))
+    r = running_slow();
+  return r == 2;
+}
 
 // [lo, hi) now holds a task's stack, or no longer does.
 void stack_in_use_slow(uintptr_t lo, uintptr_t hi);
@@ -37,6 +51,24 @@ inline void stack_released(uintptr_t lo, uintptr_t hi) {
   if (running())
     stack_released_slow(lo, hi);
 }
+
+// The calling thread is about to switch to a task (scheduler.cc execute):
+// its own stack is registered, once, and deregistered as a worker's
+// thread ends (thread_done).
+void thread_runs_tasks_slow();
+inline void thread_runs_tasks() {
+  if (running())
+    thread_runs_tasks_slow();
+}
+void thread_done_slow();
+inline void thread_done() {
+  if (running())
+    thread_done_slow();
+}
+
+// fork(): the registry's lock, held across it (sched/fork.cc).
+void fork_lock();
+void fork_unlock();
 
 // A stack copy reads every word of the frames it moves and tests whether
 // it points into the old stack. Words memcheck holds undefined (argument
@@ -57,13 +89,17 @@ public:
     if (bits_)
       restore_slow(dst);
   }
-  ~KeepDefinedness();
+  ~KeepDefinedness() {
+    if (bits_)
+      free_bits();
+  }
   KeepDefinedness(const KeepDefinedness &) = delete;
   KeepDefinedness &operator=(const KeepDefinedness &) = delete;
 
 private:
   void save_slow(uintptr_t src, size_t n);
   void restore_slow(uintptr_t dst);
+  void free_bits();
   unsigned char *bits_ = nullptr;
   size_t n_ = 0;
 };

@@ -22,6 +22,7 @@
 // thread.
 #include "platform/split_stack_notes.h"
 #include "platform/runtime.h"
+#include "platform/valgrind.h"
 #include "core/frame_info.h"
 #include "core/stack_alloc.h"
 #include "sched/collect.h"
@@ -51,9 +52,11 @@ void prepare() {
   scheduler_fork_lock();
   frame_info_fork_lock();
   stack_alloc_fork_lock();
+  vg::fork_lock();
 }
 
 void release() {
+  vg::fork_unlock();
   stack_alloc_fork_unlock();
   frame_info_fork_unlock();
   scheduler_fork_unlock();

@@ -15,6 +15,7 @@
 #include "platform/spinlock.h"
 #include "platform/sanitizers.h"
 #include "platform/stats.h"
+#include "platform/valgrind.h"
 #include "platform/thread.h"
 #include "core/verify.h"
 #include "sched/netpoll.h"
@@ -583,6 +584,7 @@ Task *find_work(Worker *w) {
 // be running elsewhere, or be gone), so the caller must not look at it.
 bool execute(Task *t) {
   Thread &th = __copystack_thread;
+  vg::thread_runs_tasks();
   begin_running(t); // t->stack is stable from here
   if (t->compacted) // parked long: its frames wait in a heap block
     expand_compacted(t);
@@ -668,6 +670,7 @@ void *worker_main(void *arg) {
   w->thread.store(nullptr, std::memory_order_release);
   w->thread_lock.unlock();
   th.worker = nullptr;
+  vg::thread_done();
   g_sched.worker_threads.fetch_sub(1);
   return nullptr;
 }
