@@ -12,6 +12,7 @@
 #include "sched/io_calls.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
+#include "sched/task_frames.h"
 
 #include <cerrno>
 #include <cstdarg>
@@ -34,9 +35,6 @@ namespace copystack_rt {
 
 namespace {
 
-// Frames printed per task; a deeper stack (a runaway recursion) shows its
-// innermost frames and how many more there are.
-constexpr int kMaxFrames = 48;
 // Distinct addresses symbolized per dump; beyond, frames show raw.
 constexpr uint32_t kMaxAddrs = 8192;
 // Bytes of symbolizer output kept.
@@ -65,100 +63,6 @@ void *map_bytes(size_t n) {
   void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
-}
-
-// ---- walking a task's frames ---------------------------------------------------
-
-struct Frames {
-  uintptr_t pc[kMaxFrames]; // return addresses (the innermost: a pc)
-  int n = 0;
-  uint64_t more = 0; // frames past kMaxFrames
-  bool not_started = false;
-  uintptr_t entry = 0; // a task that has not started: its entry function
-};
-
-void add(Frames &f, uintptr_t pc) {
-  if (f.n < kMaxFrames)
-    f.pc[f.n++] = pc;
-  else
-    ++f.more;
-}
-
-// From pc (a return address, or an interrupted pc + 1), whose frame's
-// %rsp and %rbp there are sp and fp, up the task's frames, staying inside
-// [lo, hi): each frame by the unwind tables' CFA rule at its pc - 1
-// (frame_info.h unwind_step), as the relocation walks them; where the
-// tables have no rule this reader follows, that frame is taken as one
-// with a frame pointer (fp: the caller's %rbp, then the return address).
-// The words of [lo, hi) are read at shift bytes from their addresses (a
-// compacted task's block; else 0).
-void walk(Frames &f, uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t lo,
-          uintptr_t hi, intptr_t shift = 0) {
-  const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
-  for (uint64_t guard = 0; guard < (uint64_t(1) << 24); ++guard) {
-    if (!pc || pc == end)
-      return;
-    add(f, pc);
-    UnwindStep up;
-    if (unwind_step(pc - 1, sp, fp, lo, hi, &up, shift)) {
-      if (up.cfa <= sp)
-        return; // frames only go up
-      pc = up.ret, sp = up.cfa, fp = up.rbp;
-      continue;
-    }
-    if (fp < lo || fp + 16 > hi || (fp & 7) || fp + 16 <= sp)
-      return;
-    const auto *frame = reinterpret_cast<const uintptr_t *>(fp + shift);
-    pc = frame[1], sp = fp + 16, fp = frame[0];
-  }
-}
-
-// A task the monitor preempted: the stub's frame (stub_fp, its %rbp) holds
-// the return address into the code that called it, and that code's %rbp.
-void walk_preempted(Frames &f, uintptr_t stub_fp, uintptr_t lo,
-                    uintptr_t hi) {
-  if (stub_fp < lo || stub_fp + 16 > hi || (stub_fp & 7))
-    return;
-  const auto *stub = reinterpret_cast<const uintptr_t *>(stub_fp);
-  add(f, reinterpret_cast<uintptr_t>(__copystack_preempt_resume));
-  walk(f, stub[1], stub_fp + 16, stub[0], lo, hi);
-}
-
-// A suspended (held) task: from its switch frame. A compacted task's
-// frames are in its block (core/copy.h), which stands for the top of the
-// old range its saved stack addresses name.
-void walk_suspended(Frames &f, const Task *t) {
-  const auto *sf = reinterpret_cast<const SwitchFrame *>(t->sp);
-  if (t->compacted) {
-    size_t used = compacted_used(t);
-    uintptr_t lo = t->stack.hi - used; // where the switch frame stood
-    walk(f, sf->ret, lo + sizeof(SwitchFrame), sf->rbp, lo, t->stack.hi,
-         static_cast<intptr_t>(t->sp - lo));
-    return;
-  }
-  if (t->sp < t->stack.lo || t->sp + sizeof(SwitchFrame) > t->stack.hi)
-    return;
-  if (sf->ret == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {
-    f.not_started = true;
-    f.entry = sf->r13 == reinterpret_cast<uintptr_t>(&__copystack_foreign_entry)
-                  ? sf->r14
-                  : sf->r13;
-    return;
-  }
-  if (sf->ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume)) {
-    walk_preempted(f, sf->rbp, t->stack.lo, t->stack.hi);
-    return;
-  }
-  walk(f, sf->ret, t->sp + sizeof(SwitchFrame), sf->rbp, t->stack.lo,
-       t->stack.hi);
-}
-
-// The failing thread's own task, running now.
-void walk_current(Frames &f, const Thread &th, uintptr_t pc, uintptr_t sp,
-                  uintptr_t fp) {
-  if (!pc && !foreign_caller(th, &pc, &sp, &fp))
-    return;
-  walk(f, pc, sp, fp, th.task_lo, th.task_hi);
 }
 
 // ---- symbols ---------------------------------------------------------------------
@@ -602,14 +506,14 @@ void format_wait(const Task *t, char *buf, size_t len) {
 
 // ---- the dump ------------------------------------------------------------------
 
-void gather(const Frames &f, uintptr_t spawn_pc) {
+void gather(const TaskFrames &f, uintptr_t spawn_pc) {
   for (int i = 0; i < f.n; ++i)
     find(lookup_pc(f.pc[i]), true);
   if (spawn_pc)
     find(lookup_pc(spawn_pc), true);
 }
 
-void print_task(const Task *t, const char *state, const Frames *f) {
+void print_task(const Task *t, const char *state, const TaskFrames *f) {
   outf("\ntask %llu [%s]:\n", static_cast<unsigned long long>(t->id), state);
   if (f) {
     int index = 0;
@@ -647,7 +551,7 @@ void visit(Task *t, void *arg) {
   if (d->collect) {
     if (state == kFree)
       return;
-    Frames f;
+    TaskFrames f;
     if (d->nheld < d->cap && hold_task_until(t, d->deadline_ms)) {
       d->held[d->nheld++] = t;
       walk_suspended(f, t);
@@ -680,7 +584,7 @@ void visit(Task *t, void *arg) {
                nullptr);
     return;
   }
-  Frames f;
+  TaskFrames f;
   walk_suspended(f, t);
   char wait[96];
   format_wait(t, wait, sizeof wait);
@@ -699,7 +603,7 @@ void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
          0, coarse_ms() + kObservePatienceMs};
   if (d.held)
     d.cap = kHeldCap;
-  static Frames current; // the dump runs once
+  static TaskFrames current; // the dump runs once
   if (th.task)
     walk_current(current, th, pc, sp, fp);
   g_syms.table =
@@ -751,6 +655,12 @@ void install_quit_handler() {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   system_sigaction(SIGQUIT, &sa, nullptr);
+}
+
+const char *wait_reason_name(uint8_t r, char *buf, size_t len) {
+  if (r == kWaitNone)
+    return "parked";
+  return r & kWaitCall ? call_name(r, buf, len) : reason_name(r);
 }
 
 } // namespace copystack_rt

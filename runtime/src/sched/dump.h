@@ -31,6 +31,7 @@
 #ifndef COPYSTACK_DUMP_H
 #define COPYSTACK_DUMP_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace copystack_rt {
@@ -51,6 +52,11 @@ void install_quit_handler();
 // libstdc++'s abort()); installed with the quit handler, unless the
 // program has a terminate handler of its own (terminate.cc).
 void install_terminate_handler();
+
+// What a task waits for, as the dump says it (Go's wait reasons: "chan
+// receive", "IO wait", "pthread_cond_wait"...): r is a WaitReason or
+// kWaitCall | a call's kind (sched/task.h); buf may hold the name.
+const char *wait_reason_name(uint8_t r, char *buf, size_t len);
 
 } // namespace copystack_rt
 

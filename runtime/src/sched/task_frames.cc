@@ -1,0 +1,93 @@
+// task_frames.cc: a task's call stack (task_frames.h).
+#include "sched/task_frames.h"
+
+#include "core/copy.h"
+#include "core/frame_info.h"
+
+namespace copystack_rt {
+
+static void add(TaskFrames &f, uintptr_t pc) {
+  if (f.n < kMaxTaskFrames)
+    f.pc[f.n++] = pc;
+  else
+    ++f.more;
+}
+
+// From pc (a return address, or an interrupted pc + 1), whose frame's
+// %rsp and %rbp there are sp and fp, up the task's frames, staying inside
+// [lo, hi): each frame by the unwind tables' CFA rule at its pc - 1
+// (frame_info.h unwind_step), as the relocation walks them; where the
+// tables have no rule this reader follows, that frame is taken as one
+// with a frame pointer (fp: the caller's %rbp, then the return address).
+// The words of [lo, hi) are read at shift bytes from their addresses (a
+// compacted task's block; else 0).
+void walk_frames(TaskFrames &f, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                 uintptr_t lo, uintptr_t hi, intptr_t shift) {
+  const auto end = reinterpret_cast<uintptr_t>(__copystack_task_return);
+  for (uint64_t guard = 0; guard < (uint64_t(1) << 24); ++guard) {
+    if (!pc || pc == end)
+      return;
+    add(f, pc);
+    UnwindStep up;
+    if (unwind_step(pc - 1, sp, fp, lo, hi, &up, shift)) {
+      if (up.cfa <= sp)
+        return; // frames only go up
+      pc = up.ret, sp = up.cfa, fp = up.rbp;
+      continue;
+    }
+    if (fp < lo || fp + 16 > hi || (fp & 7) || fp + 16 <= sp)
+      return;
+    const auto *frame = reinterpret_cast<const uintptr_t *>(fp + shift);
+    pc = frame[1], sp = fp + 16, fp = frame[0];
+  }
+}
+
+// A task the monitor preempted: the stub's frame (stub_fp, its %rbp) holds
+// the return address into the code that called it, and that code's %rbp.
+static void walk_preempted(TaskFrames &f, uintptr_t stub_fp, uintptr_t lo,
+                    uintptr_t hi) {
+  if (stub_fp < lo || stub_fp + 16 > hi || (stub_fp & 7))
+    return;
+  const auto *stub = reinterpret_cast<const uintptr_t *>(stub_fp);
+  add(f, reinterpret_cast<uintptr_t>(__copystack_preempt_resume));
+  walk_frames(f, stub[1], stub_fp + 16, stub[0], lo, hi);
+}
+
+// A suspended (held) task: from its switch frame. A compacted task's
+// frames are in its block (core/copy.h), which stands for the top of the
+// old range its saved stack addresses name.
+void walk_suspended(TaskFrames &f, const Task *t) {
+  const auto *sf = reinterpret_cast<const SwitchFrame *>(t->sp);
+  if (t->compacted) {
+    size_t used = compacted_used(t);
+    uintptr_t lo = t->stack.hi - used; // where the switch frame stood
+    walk_frames(f, sf->ret, lo + sizeof(SwitchFrame), sf->rbp, lo, t->stack.hi,
+         static_cast<intptr_t>(t->sp - lo));
+    return;
+  }
+  if (t->sp < t->stack.lo || t->sp + sizeof(SwitchFrame) > t->stack.hi)
+    return;
+  if (sf->ret == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {
+    f.not_started = true;
+    f.entry = sf->r13 == reinterpret_cast<uintptr_t>(&__copystack_foreign_entry)
+                  ? sf->r14
+                  : sf->r13;
+    return;
+  }
+  if (sf->ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume)) {
+    walk_preempted(f, sf->rbp, t->stack.lo, t->stack.hi);
+    return;
+  }
+  walk_frames(f, sf->ret, t->sp + sizeof(SwitchFrame), sf->rbp, t->stack.lo,
+       t->stack.hi);
+}
+
+// The failing thread's own task, running now.
+void walk_current(TaskFrames &f, const Thread &th, uintptr_t pc, uintptr_t sp,
+                  uintptr_t fp) {
+  if (!pc && !foreign_caller(th, &pc, &sp, &fp))
+    return;
+  walk_frames(f, pc, sp, fp, th.task_lo, th.task_hi);
+}
+
+} // namespace copystack_rt
