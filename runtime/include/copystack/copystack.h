@@ -319,6 +319,45 @@ typedef void (*copystack_growth_hook)(const copystack_growth_event *ev,
 copystack_growth_hook copystack_set_growth_hook(copystack_growth_hook hook,
                                                 void *data);
 
+/* ---- Execution traces and profiles (docs/debugging.md) ---- */
+
+/* Starts recording an execution trace, to be written to path as Chrome
+ * trace-event JSON (for Perfetto and chrome://tracing) when
+ * copystack_trace_stop() is called or the program exits: one track per
+ * thread and per task, with runs, waits and their reasons, wake-ups and
+ * spawns as arrows, stack growth and shrinking. Each thread keeps its
+ * latest COPYSTACK_TRACE_BUFFER events; the file says how many were
+ * dropped. COPYSTACK_TRACE_OUT=path traces a whole run. Returns 0, or
+ * EBUSY when a trace is being recorded, EINVAL for an empty path. */
+int copystack_trace_start(const char *path);
+/* Stops the trace and writes its file. Returns 0, or an errno: EINVAL when
+ * no trace is being recorded, or the error the file's writing met. */
+int copystack_trace_stop(void);
+
+/* Profiles in pprof's format (gzip-compressed protobuf), for
+ * `go tool pprof -top PROGRAM FILE` and Google's pprof:
+ *   COPYSTACK_PROFILE_GROWTH  stack growth by the call stack that asked:
+ *                             copies and bytes copied;
+ *   COPYSTACK_PROFILE_TASKS   live tasks by spawn site, labelled "state"
+ *                             with what each waits for (a snapshot);
+ *   COPYSTACK_PROFILE_BLOCK   time tasks spent parked, from the park to
+ *                             the wake-up, by the call stack that parked,
+ *                             labelled "wait" with the reason (Go's block
+ *                             profile).
+ * copystack_profile_start() starts recording growth and block profiles
+ * (anew: what an earlier start recorded is forgotten; tasks need none),
+ * copystack_profile_write() writes one profile (one bit) to path, as
+ * recorded so far, and copystack_profile_stop() stops recording. Each
+ * returns 0 or an errno (EINVAL for no or unknown bits, an empty path).
+ * COPYSTACK_PROFILE_OUT=PREFIX records all three from the start and writes
+ * PREFIX.growth.pb.gz, PREFIX.tasks.pb.gz and PREFIX.block.pb.gz at exit. */
+#define COPYSTACK_PROFILE_GROWTH 1u
+#define COPYSTACK_PROFILE_TASKS 2u
+#define COPYSTACK_PROFILE_BLOCK 4u
+int copystack_profile_start(unsigned which);
+int copystack_profile_stop(unsigned which);
+int copystack_profile_write(unsigned which, const char *path);
+
 /* ---- The blocking half: inline, so that it runs on the task's stack ---- */
 
 /* How a task waits: the runtime registers it (taking a lock it keeps), the

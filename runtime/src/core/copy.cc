@@ -11,6 +11,7 @@
 #include "platform/sanitizers.h"
 #include "platform/valgrind.h"
 #include "platform/stats.h"
+#include "sched/trace.h"
 #include "platform/thread.h"
 
 #include <atomic>
@@ -161,6 +162,7 @@ void compact_suspended(Task *t, bool to_pool) {
   g_compacted_tasks += 1;
   Stats &st = stats();
   st.compactions++;
+  trace::stack(t->id, trace::kCompact, old.size(), used, used);
   if (config().trace)
     report("task %lu compact: %zu -> %zu bytes", (unsigned long)t->id,
            old.size(), used);
@@ -189,6 +191,7 @@ Copy expand_compacted(Task *t) {
   st.copy_ns += c.ns;
   st.expansions++;
   st.expand_ns += c.ns;
+  trace::stack(t->id, trace::kExpand, c.used, fresh.size(), c.used);
   if (config().trace)
     report("task %lu expand: %zu -> %zu bytes, %lu ns", (unsigned long)t->id,
            c.used, fresh.size(), (unsigned long)c.ns);

@@ -31,6 +31,8 @@
 #include "core/verify.h"
 #include "platform/sanitizers.h"
 #include "platform/stats.h"
+#include "sched/profile.h"
+#include "sched/trace.h"
 #include "sched/task.h"
 #include "platform/thread.h"
 
@@ -46,17 +48,6 @@ namespace {
 // LLVM compares only %rsp, not %rsp - FRAME, for frames below this size
 // (kSplitStackAvailable in X86FrameLowering.cpp).
 constexpr size_t kSmallFrame = 256;
-const char *human(size_t bytes, char *buf, size_t len) {
-  if (bytes >= (1u << 30) && bytes % (1u << 30) == 0)
-    snprintf(buf, len, "%zu GiB", bytes >> 30);
-  else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
-    snprintf(buf, len, "%zu MiB", bytes >> 20);
-  else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0)
-    snprintf(buf, len, "%zu KiB", bytes >> 10);
-  else
-    snprintf(buf, len, "%zu bytes", bytes);
-  return buf;
-}
 
 void scrub(Task *t, uintptr_t below, size_t frame) {
   uintptr_t lo = t->scrub_low < t->stack.lo ? t->stack.lo : t->scrub_low;
@@ -90,8 +81,8 @@ size_t next_size(size_t size, size_t need, bool fits) {
            "of %s, when %s asked for a %zu-byte frame with %zu bytes of "
            "frames live (copystack_set_max_stack() or COPYSTACK_MAX_STACK "
            "raise the limit)",
-           (unsigned long)t->id, human(want, a, sizeof a),
-           human(max, b, sizeof b), demangle(fn, name, sizeof name), frame,
+           (unsigned long)t->id, human_bytes(want, a, sizeof a),
+           human_bytes(max, b, sizeof b), demangle(fn, name, sizeof name), frame,
            live);
 }
 
@@ -194,5 +185,15 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   ev.ns = c.ns;
   ev.forced = !grew;
   publish_growth(ev);
+  trace::stack(task->id, grew ? trace::kGrow : trace::kMove, old.size(), size,
+               c.used, asker->name());
+  if (grew && profile::recording(profile::kGrowth)) {
+    // The asker stands in its prologue on the new stack, as over_limit's
+    // dump starts it.
+    const auto *moved = reinterpret_cast<const MoreStackBlock *>(c.block);
+    profile::growth(task, moved->ret,
+                    reinterpret_cast<uintptr_t>(&moved->caller_ret),
+                    moved->rbp, c.used);
+  }
   return c.block | yield;
 }

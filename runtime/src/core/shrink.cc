@@ -6,6 +6,7 @@
 #include "platform/fatal.h"
 #include "platform/sanitizers.h"
 #include "platform/stats.h"
+#include "sched/trace.h"
 
 #include "copystack/abi.h"
 
@@ -51,6 +52,8 @@ bool shrink_suspended(Task *t, bool always_move, bool to_pool) {
   const bool shrunk = size < old.size();
   Stats &st = stats();
   (shrunk ? st.shrinks : st.moves)++;
+  trace::stack(t->id, shrunk ? trace::kShrink : trace::kSuspendedMove,
+               old.size(), size, used);
   if (config().trace)
     report("task %lu %s: %zu -> %zu bytes, %zu live, %lu ns",
            (unsigned long)t->id, shrunk ? "shrink" : "move (suspended)",

@@ -206,6 +206,45 @@ const Knob kKnobs[] = {
     {"COPYSTACK_TRACE", "0", kBoolForms, "print every stack copy to stderr",
      [](Config &c, const char *v) { return parse_bool(v, &c.trace); },
      [](const Config &c, char *b, size_t n) { show_bool(c.trace, b, n); }},
+    {"COPYSTACK_TRACE_OUT", "(none)", "a file's path",
+     "write an execution trace of the whole run to that file when the "
+     "program exits: Chrome trace-event JSON, for Perfetto "
+     "(ui.perfetto.dev) and chrome://tracing; copystack_trace_start() "
+     "traces a part of a run",
+     [](Config &c, const char *v) {
+       c.trace_out = v;
+       return *v != 0;
+     },
+     [](const Config &c, char *b, size_t n) {
+       snprintf(b, n, "%s", *c.trace_out ? c.trace_out : "(none)");
+     }},
+    {"COPYSTACK_TRACE_BUFFER", "65536", "a number of events from 1024 to 2^24",
+     "how many events each thread keeps for an execution trace (48 bytes "
+     "each): when a thread records more, its oldest ones are dropped, and "
+     "the trace says how many",
+     [](Config &c, const char *v) {
+       uint64_t n;
+       if (!parse_count(v, &n) || n < 1024 || n > (uint64_t(1) << 24))
+         return false;
+       c.trace_buffer = static_cast<uint32_t>(n);
+       return true;
+     },
+     [](const Config &c, char *b, size_t n) {
+       snprintf(b, n, "%u", c.trace_buffer);
+     }},
+    {"COPYSTACK_PROFILE_OUT", "(none)", "a path prefix",
+     "record profiles from the start and write them in pprof's format "
+     "when the program exits: PREFIX.growth.pb.gz (stack growth by the "
+     "call stack that asked), PREFIX.tasks.pb.gz (live tasks by spawn "
+     "site) and PREFIX.block.pb.gz (time parked by wait reason and call "
+     "stack), for `go tool pprof -top PROGRAM FILE`",
+     [](Config &c, const char *v) {
+       c.profile_out = v;
+       return *v != 0;
+     },
+     [](const Config &c, char *b, size_t n) {
+       snprintf(b, n, "%s", *c.profile_out ? c.profile_out : "(none)");
+     }},
     {"COPYSTACK_SHRINK", "1", kBoolForms,
      "collections halve the stacks of tasks that use little of them",
      [](Config &c, const char *v) {

@@ -22,6 +22,10 @@
 //   COPYSTACK_MAX_STACK    the largest stack a task may grow to
 //   COPYSTACK_START_STACK  the stack a task starts with
 //   COPYSTACK_TRACE        print every stack copy
+//   COPYSTACK_TRACE_OUT    write an execution trace there (sched/trace.h)
+//   COPYSTACK_TRACE_BUFFER events each thread's trace ring keeps
+//   COPYSTACK_PROFILE_OUT  write pprof profiles there at exit
+//                          (sched/profile.h)
 //   COPYSTACK_SHRINK, _ADAPTIVE, _LEARN, _RELEASE, _COMPACT, _COLLECT_MS
 //                          the collection policy (copystack_policy)
 //   COPYSTACK_THREADS      threads' start routines run as tasks
@@ -59,6 +63,12 @@ struct Config {
   bool verify = false;
   bool verify_scan = false;
   bool trace = false;
+  // An execution trace's file (sched/trace.h), or empty; and how many
+  // events each thread's ring keeps.
+  const char *trace_out = "";
+  uint32_t trace_buffer = 65536;
+  // The pprof profiles' file prefix (sched/profile.h), or empty.
+  const char *profile_out = "";
   bool thread_tasks = true;
   // 0: one per CPU the process may run on.
   int workers = 0;

@@ -6,6 +6,7 @@
 #include "platform/fatal.h"
 #include "platform/thread_heap.h"
 
+#include <cstdio>
 #include <time.h>
 
 namespace copystack_rt {
@@ -24,6 +25,9 @@ namespace {
 struct alignas(64) CounterBlock {
   std::atomic<int64_t> v[static_cast<int>(Counter::kCount)];
   std::atomic<bool> owned;
+  // The thread's execution-trace ring (sched/trace.h), or null: a thread
+  // that takes a released block starts a ring of its own.
+  std::atomic<void *> trace_ring;
   CounterBlock *next;
 };
 
@@ -44,6 +48,7 @@ void *take_block() {
   for (auto &v : b->v)
     v.store(0, std::memory_order_relaxed);
   b->owned.store(true, std::memory_order_relaxed);
+  b->trace_ring.store(nullptr, std::memory_order_relaxed);
   b->next = g_blocks.load(std::memory_order_relaxed);
   while (!g_blocks.compare_exchange_weak(b->next, b,
                                          std::memory_order_release,
@@ -54,9 +59,10 @@ void *take_block() {
 
 // The thread ends (a thread that never does, the main thread at exit,
 // keeps its block: nothing is lost either way).
-void release_block(void *b) {
-  static_cast<CounterBlock *>(b)->owned.store(false,
-                                              std::memory_order_release);
+void release_block(void *p) {
+  auto *b = static_cast<CounterBlock *>(p);
+  b->trace_ring.store(nullptr, std::memory_order_relaxed);
+  b->owned.store(false, std::memory_order_release);
 }
 
 const SlotKind kCounterSlot{take_block, release_block};
@@ -67,6 +73,11 @@ void counter_add(Counter c, int64_t n) {
                                                     kCounterSlot));
   std::atomic<int64_t> &v = b->v[static_cast<int>(c)];
   v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+std::atomic<void *> &thread_trace_ring() {
+  return static_cast<CounterBlock *>(thread_slot(kSlotCounters, kCounterSlot))
+      ->trace_ring;
 }
 
 int64_t counter_load(Counter c) {
@@ -80,6 +91,18 @@ int64_t counter_load(Counter c) {
 Stats &stats() {
   static Stats s;
   return s;
+}
+
+const char *human_bytes(size_t bytes, char *buf, size_t len) {
+  if (bytes >= (1u << 30) && bytes % (1u << 30) == 0)
+    snprintf(buf, len, "%zu GiB", bytes >> 30);
+  else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+    snprintf(buf, len, "%zu MiB", bytes >> 20);
+  else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0)
+    snprintf(buf, len, "%zu KiB", bytes >> 10);
+  else
+    snprintf(buf, len, "%zu bytes", bytes);
+  return buf;
 }
 
 uint64_t now_ns() {

@@ -6,6 +6,7 @@
 #include "copystack/copystack.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace copystack_rt {
@@ -28,6 +29,10 @@ enum class Counter : int {
 };
 
 void counter_add(Counter c, int64_t n);
+
+// The calling thread's execution-trace ring (sched/trace.h), kept in the
+// same per-thread block as its counters.
+std::atomic<void *> &thread_trace_ring();
 int64_t counter_load(Counter c);
 
 struct Stats {
@@ -52,6 +57,9 @@ copystack_growth_hook set_growth_hook(copystack_growth_hook hook, void *data);
 void publish_growth(const copystack_growth_event &ev);
 
 uint64_t now_ns();
+
+// "4 KiB", "2 MiB", "3000 bytes": sizes in messages.
+const char *human_bytes(size_t bytes, char *buf, size_t len);
 
 } // namespace copystack_rt
 

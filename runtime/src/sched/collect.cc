@@ -10,6 +10,7 @@
 #include "core/relocate.h"
 #include "core/stack_alloc.h"
 #include "platform/stats.h"
+#include "sched/trace.h"
 #include "sched/task.h"
 
 #include "copystack/abi.h"
@@ -98,6 +99,7 @@ std::atomic<uint8_t> g_parked_since_collect{0};
 
 uint64_t collect(bool shrink, bool asked) {
   std::lock_guard<std::mutex> g(g_collect_lock);
+  const uint64_t traced = trace::on() ? trace::now() : 0;
   Config &cfg = config();
   // Before the scan: a task that parks during it makes the next one due.
   g_parked_since_collect.store(0, std::memory_order_relaxed);
@@ -125,6 +127,9 @@ uint64_t collect(bool shrink, bool asked) {
   g_last_ns.store(now_ns());
   g_pending_compact.store(p.pending);
   (void)released;
+  if (traced)
+    trace::slice(trace::kCollect, traced, p.shrunk,
+                 static_cast<uint32_t>(p.compacted));
   return p.shrunk;
 }
 

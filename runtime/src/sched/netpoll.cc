@@ -5,6 +5,7 @@
 #include "platform/signals.h"
 #include "platform/split_stack_notes.h"
 #include "platform/stats.h"
+#include "sched/trace.h"
 #include "platform/thread.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
@@ -341,6 +342,7 @@ void deliver_signals(Woken &out) {
 int poll_once(int timeout_ms, std::atomic<int> *sleep_word) {
   epoll_event evs[kEvents];
   Woken woken;
+  const uint64_t traced = trace::on() ? trace::now() : 0;
   for (int round = 0; round < kPollRounds; ++round) {
     int n = epoll_wait(g.epfd, evs, kEvents, round ? 0 : timeout_ms);
     if (n < 0)
@@ -365,7 +367,10 @@ int poll_once(int timeout_ms, std::atomic<int> *sleep_word) {
   deliver_signals(woken);
   if (sleep_word)
     sleep_word->store(0);
-  return woken.ready_all();
+  const int n = woken.ready_all();
+  if (traced && (n || timeout_ms))
+    trace::slice(trace::kPoll, traced, static_cast<uint64_t>(n));
+  return n;
 }
 
 void on_timer(uintptr_t wait, uint64_t seq) {

@@ -19,7 +19,10 @@
 #include "platform/thread.h"
 #include "core/verify.h"
 #include "sched/netpoll.h"
+#include "sched/observe.h"
 #include "sched/preempt.h"
+#include "sched/profile.h"
+#include "sched/trace.h"
 
 #include "copystack/copystack.h"
 
@@ -28,6 +31,7 @@
 #include <cerrno>
 #include <climits>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <linux/futex.h>
 #include <mutex>
@@ -40,6 +44,8 @@
 #include <unistd.h>
 #include <utility>
 #include <vector>
+
+extern "C" void __copystack_preempt_then(void *); // preempt.cc
 
 namespace copystack_rt {
 
@@ -578,17 +584,28 @@ Task *find_work(Worker *w) {
 
 // ---- running a task ----------------------------------------------------------
 
+// How a traced run that did not finish ended (sched/trace.h).
+trace::RunEnd run_end(void (*then)(void *)) {
+  return then == __copystack_preempt_then ? trace::kPreempted
+         : then == __copystack_yield_then ? trace::kYielded
+                                          : trace::kParked;
+}
+
 // Switches to t on this thread until it parks or finishes; then runs what
 // it asked to be run once its context was saved. Returns whether it
 // finished: after a park, t belongs to whoever readies it (it may already
 // be running elsewhere, or be gone), so the caller must not look at it.
-bool execute(Task *t) {
+// kObserved: an execution trace or the block profile records (observe.h);
+// the other instance has none of their code.
+template <bool kObserved> bool execute_as(Task *t) {
   Thread &th = __copystack_thread;
   vg::thread_runs_tasks();
   begin_running(t); // t->stack is stable from here
   if (t->compacted) // parked long: its frames wait in a heap block
     expand_compacted(t);
   resume_preempted(t);
+  if (t->blocked) // parked while the block profile recorded, or preempted
+    profile::resumed(t);
   __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
   th.task_lo = t->stack.lo;
@@ -596,13 +613,22 @@ bool execute(Task *t) {
   th.task_limit = limit_for(t->stack);
   load_pins(th, t->pins);
   san::enter_task(t, t->stack.lo, t->stack.hi);
+  // Traced: the run is recorded once the task is suspended, after then()
+  // (which may give the wait reason), with the time it stopped.
+  uint64_t traced = 0, stopped = 0;
+  if (kObserved && trace::on())
+    traced = trace::now();
   __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
+  if (kObserved && traced)
+    stopped = trace::now();
   san::leave_task(t, t->done);
   // The task's stack may have moved while it ran (growth.cc keeps
   // t->stack current).
   t->pins = save_pins(th);
   load_pins(th, PinState{});
   if (t->done) {
+    if (kObserved && traced)
+      trace::run(t->id, traced, stopped, trace::kDone);
     th.task = nullptr;
     return true;
   }
@@ -621,13 +647,23 @@ bool execute(Task *t) {
     else
       shrink_suspended(t, true, false);
   }
+  const uint64_t id = t->id;
+  if (kObserved && profile::recording(profile::kBlock) &&
+      run_end(fn) == trace::kParked)
+    profile::parked(t);
   // Suspended before then() runs: once it has, whoever readies the task may
   // run it, and the collector may move its stack.
   end_running(t);
   timers_flush(); // what the task before registered; fn's wait for later
   fn(arg); // th.task is the parking task while this runs
   th.task = nullptr;
+  if (kObserved && traced)
+    trace::run(id, traced, stopped, run_end(fn));
   return false;
+}
+
+bool execute(Task *t) {
+  return observed() ? execute_as<true>(t) : execute_as<false>(t);
 }
 
 void finish(Task *t) {
@@ -649,6 +685,13 @@ void *worker_main(void *arg) {
   while (w->gate.load(std::memory_order_acquire))
     futex(&w->gate, FUTEX_WAIT_PRIVATE, 1);
   RuntimeThread counted;
+  // For ps, gdb, perf and traces; not the process's initial thread (worker
+  // 0 under copystack_main), which keeps the program's name.
+  if (syscall(SYS_gettid) != getpid()) {
+    char name[16];
+    snprintf(name, sizeof name, "copystack-w%d", w->id);
+    pthread_setname_np(pthread_self(), name);
+  }
   g_sched.worker_threads.fetch_add(1);
   Thread &th = __copystack_thread;
   th.worker = w;
@@ -777,6 +820,7 @@ void preempt_retired() {
 
 void *monitor_main(void *) {
   RuntimeThread counted;
+  pthread_setname_np(pthread_self(), "copystack-mon");
   for (;;) {
     // Every 1 ms while any worker runs; every 10 ms while all are idle
     // (nothing can be stuck then), so an idle program does not wake often.
@@ -924,6 +968,11 @@ uint64_t live_tasks() {
 
 Task *parking_task() { return __copystack_thread.task; }
 
+int current_worker_slot() {
+  Worker *w = __copystack_thread.worker;
+  return w ? w->id : -1;
+}
+
 bool in_foreign_call(const Task *t, uintptr_t *caller) {
   *caller = 0;
   // The workers in their slots, then the ones the monitor replaced while
@@ -975,7 +1024,22 @@ static Worker *own_worker() {
   return w && !w->retired.load(std::memory_order_relaxed) ? w : nullptr;
 }
 
+// The task running on this thread (or parking), for a trace's arrows.
+uint64_t current_task_id() {
+  const Task *t = __copystack_thread.task;
+  return t ? t->id : 0;
+}
+
+// A wake-up, for the trace and the block profile (observe.h).
+__attribute__((noinline)) void observe_wake(Task *t) {
+  trace::wake(t->id, current_task_id());
+  if (profile::recording(profile::kBlock))
+    profile::woken(t, t->wait_reason.load(std::memory_order_relaxed));
+}
+
 void ready(Task *t) {
+  if (observed())
+    observe_wake(t);
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
   if (Runner *r = t->runner) {
     // The runner is the bound thread's, on its stack: whoever wakes the
@@ -1009,6 +1073,8 @@ void ready_list(Task *head) {
       ready(t);
       continue;
     }
+    if (observed())
+      observe_wake(t);
     t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
     if (w)
       runq_put(w, t);
@@ -1024,6 +1090,7 @@ void ready_list(Task *head) {
 
 // A new task counts as live from here.
 void admit(Task *t) {
+  trace::spawn(t->id, current_task_id(), t->spawn_pc);
   san::task_created(t, t->id);
   start_scheduler();
   counter_add(Counter::kLiveTasks, 1);
@@ -1084,6 +1151,7 @@ void run_bound(Task *t, BoundRun &b) {
   RuntimeThread counted;
   prepare_signal_stack();
   prepare_verify_thread();
+  trace::spawn(t->id, current_task_id(), t->spawn_pc);
   san::task_created(t, t->id);
   t->runner = &b.runner;
   counter_add(Counter::kLiveTasks, 1);

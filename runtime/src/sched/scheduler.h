@@ -63,6 +63,9 @@ Task *parking_task();
 // nature: the call may return as it is read.
 bool in_foreign_call(const Task *t, uintptr_t *caller);
 
+// The scheduler slot of the worker the calling thread is, or -1.
+int current_worker_slot();
+
 // Starts the scheduler's workers if they are not running.
 void start_scheduler();
 

@@ -74,6 +74,9 @@ struct Task {
     // While preempted: the shared queues' put count when it stopped; it
     // runs again once the tasks queued before it have been taken (preempt.h).
     uint64_t preempt_ticket;
+    // While parked, when the block profile records: since when, or once
+    // woken how long, and why (profile.h).
+    uint64_t blocked;
   };
   uint8_t done = 0;      // set by __copystack_task_start when entry returns
   // Who may touch the task's stack (TaskState); the collector moves a

@@ -79,6 +79,7 @@ std::atomic<uint64_t> g_pending{0};
 
 void timer_thread() {
   RuntimeThread counted;
+  pthread_setname_np(pthread_self(), "copystack-timer");
   std::unique_lock<std::mutex> g(g_timers.lock);
   for (;;) {
     if (g_timers.heap.empty()) {

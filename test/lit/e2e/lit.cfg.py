@@ -119,6 +119,12 @@ if shutil.which("gdb"):
 # valgrind and its tools (valgrind_runs.c; scripts/setup installs them).
 if shutil.which("valgrind") and shutil.which("callgrind_annotate"):
     config.available_features.add("valgrind")
+# Go's pprof reads the profiles back (profile_pprof.c; scripts/setup
+# installs golang-1.19).
+go = shutil.which("go") or "/usr/lib/go-1.19/bin/go"
+if os.path.exists(go):
+    config.available_features.add("go")
+    config.substitutions.append(("%pprof", f"{go} tool pprof"))
 # gdb as the tests run it: the program's own script auto-loaded, and no
 # function of the program called (gdb 13 cannot call one on CPUs whose
 # XSAVE area it does not know, such as Intel's with AMX: what the gdb

@@ -1,0 +1,153 @@
+// Execution traces (sched/trace.h): COPYSTACK_TRACE_OUT traces a whole run
+// of tasks that exchange values on channels, sleep, block in usleep (the
+// poller's wait), take a contended mutex, grow their stacks and are
+// collected; copystack_trace_start/stop trace a part of a run. The file is
+// read back as a viewer would (Inputs/check_trace.py): JSON that parses,
+// one track per thread and per task, slices that follow one another,
+// arrows with both ends on slices, growth instants naming the function.
+// A small buffer drops events and says so; a forked child writes nothing
+// (which is why TSan does not run it: docs/limitations.md).
+// RUN: %cc %s -o %t
+// RUN: rm -f %t.json %t.part.json %t.child.json
+// RUN: env COPYSTACK_TRACE_OUT=%t.json COPYSTACK_TRACE_BUFFER=1048576 %run %t %t.part.json 2>&1 | FileCheck %s --check-prefix=OUT
+// RUN: python3 %S/Inputs/check_trace.py %t.json | FileCheck %s
+// RUN: python3 %S/Inputs/check_trace.py %t.part.json | FileCheck %s --check-prefix=PART
+// RUN: env COPYSTACK_TRACE_OUT=%t.small.json COPYSTACK_TRACE_BUFFER=1024 %run %t 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: python3 %S/Inputs/check_trace.py %t.small.json | FileCheck %s --check-prefix=SMALLFILE
+// RUN: env COPYSTACK_TRACE_BUFFER=100 %exits 2 %run %t 2>&1 | FileCheck %s --check-prefix=BADBUF
+// UNSUPPORTED: tsan
+#include "Inputs/check.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// OUT-NOT: could not write
+// OUT-DAG: ok
+// OUT-DAG: copystack: trace of {{[0-9]+}} events (0 dropped{{.*}}) written to {{.*}}.json
+// SMALL: copystack: trace of {{[0-9]+}} events ({{[1-9][0-9]*}} dropped: COPYSTACK_TRACE_BUFFER keeps more)
+// SMALLFILE: dropped some
+// BADBUF: COPYSTACK_TRACE_BUFFER=100: expected a number of events from 1024 to 2^24
+
+// CHECK: producer copystack
+// CHECK: dropped none
+// CHECK: process 1 threads
+// CHECK: process 2 tasks
+// CHECK: worker tracks yes
+// CHECK: runtime thread tracks ['copystack-mon', 'copystack-timer']
+// CHECK-DAG: slice chan receive
+// CHECK-DAG: slice chan send
+// CHECK-DAG: slice mutex lock
+// CHECK-DAG: slice sleep
+// CHECK-DAG: slice runnable
+// CHECK-DAG: slice running
+// CHECK-DAG: slice wait group wait
+// CHECK-DAG: slice thread: collect stacks
+// CHECK-DAG: slice thread: poll
+// CHECK: arrow spawn from task
+// CHECK: arrow wake from task
+// CHECK: arrow wake from thread
+// CHECK: grow functions [{{.*}}'descend'{{.*}}]
+// CHECK: stack events [{{.*}}'grow'{{.*}}]
+// CHECK: tasks 203 named 202
+
+// PART: dropped none
+// PART: slice chan receive
+// PART: tasks 3 named 2
+
+static copystack_chan *ping, *pong;
+static copystack_mutex lock = COPYSTACK_MUTEX_INIT;
+static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
+static long shared;
+
+__attribute__((noinline)) static long descend(int n) {
+  char buf[200];
+  memset(buf, n, sizeof buf);
+  CS_KEEP(buf);
+  return n ? descend(n - 1) + buf[3] : 0;
+}
+
+static void pinger(void *arg) {
+  long rounds = (long)arg;
+  for (long i = 0; i < rounds; i++) {
+    long r;
+    copystack_chan_send(ping, &i);
+    copystack_chan_recv(pong, &r);
+    REQUIRE(r == i);
+  }
+  REQUIRE(descend(60) >= 0); // about 13 KiB of frames: grows from 2 KiB
+  copystack_waitgroup_done(&wg);
+  long go;
+  copystack_chan_recv(ping, &go); // parked on its grown stack (run_all)
+}
+
+static void ponger(void *arg) {
+  long rounds = (long)arg, v;
+  for (long i = 0; i < rounds; i++) {
+    copystack_chan_recv(ping, &v);
+    copystack_chan_send(pong, &v);
+  }
+  copystack_sleep_ns(2000000); // the timer wakes it
+  usleep(2000);                // the poller's wait, or a timer's
+  copystack_waitgroup_done(&wg);
+}
+
+static void locker(void *arg) {
+  (void)arg;
+  copystack_mutex_lock(&lock);
+  shared++;
+  copystack_sleep_ns(100000); // holds the lock: the others wait for it
+  copystack_mutex_unlock(&lock);
+  copystack_waitgroup_done(&wg);
+}
+
+static void run_all(long rounds, int lockers) {
+  copystack_waitgroup_add(&wg, 2 + lockers);
+  copystack_go(pinger, (void *)rounds);
+  copystack_go(ponger, (void *)rounds);
+  for (int i = 0; i < lockers; i++)
+    copystack_go(locker, NULL);
+  copystack_waitgroup_wait(&wg);
+  copystack_collect(); // pinger's grown stack is idle now: shrunk
+  long go = 0;
+  copystack_chan_send(ping, &go);
+}
+
+int main(int argc, char **argv) {
+  cs_fixed_start(0);
+  ping = copystack_chan_make(sizeof(long), 0);
+  pong = copystack_chan_make(sizeof(long), 0);
+  run_all(1000, 200);
+  REQUIRE(shared == 200);
+
+  // The API: a trace is already being recorded (COPYSTACK_TRACE_OUT).
+  REQUIRE(copystack_trace_start("/tmp/never-written.json") == EBUSY);
+  if (argc > 1) {
+    // A part of a run, in a file of its own, then the whole run's again.
+    REQUIRE(copystack_trace_stop() == 0);
+    REQUIRE(copystack_trace_stop() == EINVAL);
+    REQUIRE(copystack_trace_start("") == EINVAL);
+    REQUIRE(copystack_trace_start(argv[1]) == 0);
+    run_all(10, 0);
+    REQUIRE(copystack_trace_stop() == 0);
+    // A file that cannot be written: the error, and tracing stops.
+    REQUIRE(copystack_trace_start("/nonexistent-dir/trace.json") == 0);
+    REQUIRE(copystack_trace_stop() == ENOENT);
+    REQUIRE(copystack_trace_stop() == EINVAL);
+  }
+
+  // A forked child traces nothing and writes nothing; the parent goes on.
+  fflush(stdout);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    run_all(5, 0);
+    REQUIRE(copystack_trace_stop() == EINVAL);
+    _exit(0);
+  }
+  int status;
+  REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
+  printf("ok\n");
+  return 0;
+}
