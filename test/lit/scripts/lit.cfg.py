@@ -14,3 +14,10 @@ config.substitutions.append(("%man", config.cs_man))
 config.substitutions.append(("%cc", config.cs_bin + "/copystack-cc"))
 config.environment["PATH"] = os.pathsep.join(
     [config.cs_llvm_bin, config.environment.get("PATH", "")])
+# scripts/plot-trace draws with Debian's python3-matplotlib, which
+# scripts/setup does not install (the plotting scripts install it when
+# run): its test runs where it is.
+import subprocess
+if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("matplotlib")
