@@ -126,6 +126,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
           Demangled(symbol_name(b->ret)).str(), why);
 
   const size_t frame = b->r10;
+  const uintptr_t asker_pc = b->ret; // b is on the old stack, freed below
   const size_t live = old.hi - sp;
   const uintptr_t probe = frame < kSmallFrame ? sp : sp - frame;
   Config &cfg = config();
@@ -186,7 +187,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   ev.forced = !grew;
   publish_growth(ev);
   trace::stack(task->id, grew ? trace::kGrow : trace::kMove, old.size(), size,
-               c.used, asker->name());
+               c.used, asker_pc);
   if (grew && profile::recording(profile::kGrowth)) {
     // The asker stands in its prologue on the new stack, as over_limit's
     // dump starts it.

@@ -207,10 +207,10 @@ const Knob kKnobs[] = {
      [](Config &c, const char *v) { return parse_bool(v, &c.trace); },
      [](const Config &c, char *b, size_t n) { show_bool(c.trace, b, n); }},
     {"COPYSTACK_TRACE_OUT", "(none)", "a file's path",
-     "write an execution trace of the whole run to that file when the "
-     "program exits: Chrome trace-event JSON, for Perfetto "
-     "(ui.perfetto.dev) and chrome://tracing; copystack_trace_start() "
-     "traces a part of a run",
+     "write an execution trace of the whole run to that file (%p in it: "
+     "the process id) when the program exits: Chrome trace-event JSON, "
+     "for Perfetto (ui.perfetto.dev) and chrome://tracing; "
+     "copystack_trace_start() traces a part of a run",
      [](Config &c, const char *v) {
        c.trace_out = v;
        return *v != 0;
@@ -234,7 +234,8 @@ const Knob kKnobs[] = {
      }},
     {"COPYSTACK_PROFILE_OUT", "(none)", "a path prefix",
      "record profiles from the start and write them in pprof's format "
-     "when the program exits: PREFIX.growth.pb.gz (stack growth by the "
+     "when the program exits (%p in PREFIX: the process id): "
+     "PREFIX.growth.pb.gz (stack growth by the "
      "call stack that asked), PREFIX.tasks.pb.gz (live tasks by spawn "
      "site) and PREFIX.block.pb.gz (time parked by wait reason and call "
      "stack), for `go tool pprof -top PROGRAM FILE`",
@@ -485,6 +486,28 @@ __attribute__((constructor)) void load_at_start() {
 }
 
 } // namespace
+
+char *expand_output_path(const char *pattern, char *buf, size_t len) {
+  size_t n = 0;
+  for (const char *p = pattern; *p; ++p) {
+    char pid[24];
+    const char *piece = p;
+    size_t k = 1;
+    if (p[0] == '%' && p[1] == 'p') {
+      k = static_cast<size_t>(snprintf(pid, sizeof pid, "%d", getpid()));
+      piece = pid;
+      ++p;
+    } else if (p[0] == '%' && p[1] == '%') {
+      ++p;
+    }
+    if (n + k >= len)
+      return nullptr;
+    memcpy(buf + n, piece, k);
+    n += k;
+  }
+  buf[n] = 0;
+  return buf;
+}
 
 const char *closest_knob(const char *name) {
   const char *best = nullptr;

@@ -58,6 +58,12 @@ enum Traceback : int {
   kTracebackCrash = 3,  // every task, then abort() for a core dump
 };
 
+// An output path from the environment (COPYSTACK_TRACE_OUT,
+// COPYSTACK_PROFILE_OUT) with %p replaced by the process id and %% by %,
+// so that the programs a program starts do not overwrite its files.
+// Returns buf, or null when it does not fit.
+char *expand_output_path(const char *pattern, char *buf, size_t len);
+
 struct Config {
   bool stress = false;
   bool verify = false;

@@ -5,6 +5,7 @@
 #include "platform/config.h"
 #include "platform/fatal.h"
 #include "platform/thread_heap.h"
+#include "sched/trace.h"
 
 #include <cstdio>
 #include <time.h>
@@ -26,7 +27,7 @@ struct alignas(64) CounterBlock {
   std::atomic<int64_t> v[static_cast<int>(Counter::kCount)];
   std::atomic<bool> owned;
   // The thread's execution-trace ring (sched/trace.h), or null: a thread
-  // that takes a released block starts a ring of its own.
+  // that takes a released block takes its ring on.
   std::atomic<void *> trace_ring;
   CounterBlock *next;
 };
@@ -61,7 +62,8 @@ void *take_block() {
 // keeps its block: nothing is lost either way).
 void release_block(void *p) {
   auto *b = static_cast<CounterBlock *>(p);
-  b->trace_ring.store(nullptr, std::memory_order_relaxed);
+  if (void *ring = b->trace_ring.load(std::memory_order_relaxed))
+    trace::thread_left(ring); // the next thread here takes it on
   b->owned.store(false, std::memory_order_release);
 }
 

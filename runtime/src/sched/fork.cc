@@ -32,6 +32,7 @@
 #include "sched/pthread_sync.h"
 #include "sched/scheduler.h"
 #include "sched/task.h"
+#include "sched/profile.h"
 #include "sched/trace.h"
 
 #include <pthread.h>
@@ -71,6 +72,7 @@ void release() {
 
 void in_child() {
   trace::after_fork_child();
+  profile::after_fork_child();
   futex_table_after_fork_child(); // before release(): its unlocks use it
   release();
   pthread_sync_after_fork_child();

@@ -812,6 +812,7 @@ void __copystack_io_park_then(void *arg) {
   Task *task = parking_task();
   // Not a deadlock (sched/deadlock.h): the dump names the call.
   set_waiting(task, w->kind ? kWaitCall | w->kind : kWaitExternal);
+  trace::note_reason(w->kind ? kWaitCall | w->kind : kWaitExternal);
   w->task = task;
   const uint64_t seq = g.seq.fetch_add(1) + 1;
   // Every descriptor's lock, in address order (two waits on overlapping

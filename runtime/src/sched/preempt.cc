@@ -129,6 +129,9 @@ Task *preempted_take(bool any) {
   if (!p.head)
     p.tail = nullptr;
   t->next = nullptr;
+  // The word is the block profile's when the task parks (profile.h): a
+  // ticket left there would make execute() call it at every resume.
+  t->preempt_ticket = 0;
   return t;
 }
 

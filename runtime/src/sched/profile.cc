@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <time.h>
 
 namespace copystack_rt {
@@ -156,7 +157,10 @@ void woken(Task *t, uint8_t reason) {
   const uint64_t b = t->blocked;
   if (!b || (b & kWokenBit))
     return; // parked before recording started, or woken twice
-  const uint64_t waited = (since_base() - (b >> kTimeShift)) & kTimeMask;
+  uint64_t waited = (since_base() - (b >> kTimeShift)) & kTimeMask;
+  if (waited > kTimeMask / 2) // counters a CPU apart (never where the
+    waited = 0;               // kernel uses them): not months
+
   t->blocked = (waited << kTimeShift) | kWokenBit | reason;
 }
 
@@ -322,10 +326,13 @@ namespace {
 
 // COPYSTACK_PROFILE_OUT=PREFIX: every profile recorded from the start,
 // written at exit to PREFIX.growth.pb.gz, PREFIX.tasks.pb.gz and
-// PREFIX.block.pb.gz.
+// PREFIX.block.pb.gz (%p in it: the process id).
 const char *g_prefix = nullptr;
+char g_prefix_buf[4096];
 
 void write_at_exit() {
+  if (!g_prefix)
+    return; // a forked child's exit
   static const struct {
     unsigned bit;
     const char *suffix;
@@ -357,12 +364,27 @@ __attribute__((constructor(200))) void start_from_environment() {
   const char *prefix = config().profile_out;
   if (!prefix || !*prefix)
     return;
-  g_prefix = prefix;
+  g_prefix = expand_output_path(prefix, g_prefix_buf, sizeof g_prefix_buf);
+  if (!g_prefix) {
+    report("COPYSTACK_PROFILE_OUT: the path is too long");
+    return;
+  }
   start(kAll);
   atexit(write_at_exit);
 }
 
 } // namespace
+
+void after_fork_child() {
+  // The child records nothing and writes nothing at its exit (the parent
+  // writes its profiles); the tables' locks may have been held by threads
+  // the child does not have.
+  g_recording.store(0);
+  set_observer(kObserveBlock, false);
+  g_prefix = nullptr;
+  new (&g_growth.lock) SpinLock;
+  new (&g_block.lock) SpinLock;
+}
 
 } // namespace profile
 } // namespace copystack_rt

@@ -62,6 +62,9 @@ int start(unsigned which);
 int write(unsigned which, const char *path);
 int stop(unsigned which);
 
+// fork(): the child records nothing, and writes no profile at its exit.
+void after_fork_child();
+
 } // namespace profile
 } // namespace copystack_rt
 

@@ -591,20 +591,29 @@ trace::RunEnd run_end(void (*then)(void *)) {
                                           : trace::kParked;
 }
 
+// A run that began before tracing did, recorded from the trace's start to
+// now, before its park's then() step (the run's reason is the one the
+// task gave; a reason then() gives is not in it).
+__attribute__((noinline)) void late_run(Task *t, trace::RunEnd how) {
+  trace::run(t->id, t->spawn_pc, 0, trace::now(), how,
+             t->wait_reason.load(std::memory_order_relaxed));
+}
+
 // Switches to t on this thread until it parks or finishes; then runs what
 // it asked to be run once its context was saved. Returns whether it
 // finished: after a park, t belongs to whoever readies it (it may already
 // be running elsewhere, or be gone), so the caller must not look at it.
 // kObserved: an execution trace or the block profile records (observe.h);
 // the other instance has none of their code.
-template <bool kObserved> bool execute_as(Task *t) {
+template <bool kObserved>
+__attribute__((always_inline)) inline bool execute_as(Task *t) {
   Thread &th = __copystack_thread;
   vg::thread_runs_tasks();
   begin_running(t); // t->stack is stable from here
   if (t->compacted) // parked long: its frames wait in a heap block
     expand_compacted(t);
   resume_preempted(t);
-  if (t->blocked) // parked while the block profile recorded, or preempted
+  if (t->blocked) // parked while the block profile recorded
     profile::resumed(t);
   __atomic_store_n(&th.run_seq, th.run_seq + 1, __ATOMIC_RELAXED);
   th.task = t;
@@ -614,12 +623,16 @@ template <bool kObserved> bool execute_as(Task *t) {
   load_pins(th, t->pins);
   san::enter_task(t, t->stack.lo, t->stack.hi);
   // Traced: the run is recorded once the task is suspended, after then()
-  // (which may give the wait reason), with the time it stopped.
-  uint64_t traced = 0, stopped = 0;
+  // (which may give the wait reason), with the time it stopped; a run in
+  // progress when tracing started is recorded from the trace's start
+  // (started 0; in the instance without observers, before then(), by
+  // late_run).
+  uint64_t started = 0, stopped = 0;
   if (kObserved && trace::on())
-    traced = trace::now();
+    started = trace::now();
   __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
-  if (kObserved && traced)
+  const bool traced = kObserved && trace::on();
+  if (traced)
     stopped = trace::now();
   san::leave_task(t, t->done);
   // The task's stack may have moved while it ran (growth.cc keeps
@@ -627,8 +640,10 @@ template <bool kObserved> bool execute_as(Task *t) {
   t->pins = save_pins(th);
   load_pins(th, PinState{});
   if (t->done) {
-    if (kObserved && traced)
-      trace::run(t->id, traced, stopped, trace::kDone);
+    if (traced)
+      trace::run(t->id, t->spawn_pc, started, stopped, trace::kDone);
+    else if (!kObserved && observed())
+      late_run(t, trace::kDone);
     th.task = nullptr;
     return true;
   }
@@ -647,18 +662,23 @@ template <bool kObserved> bool execute_as(Task *t) {
     else
       shrink_suspended(t, true, false);
   }
-  const uint64_t id = t->id;
+  const uint64_t id = kObserved ? t->id : 0;
+  const uintptr_t spawn_pc = kObserved ? t->spawn_pc : 0;
+  const uint8_t reason =
+      kObserved ? t->wait_reason.load(std::memory_order_relaxed) : 0;
   if (kObserved && profile::recording(profile::kBlock) &&
       run_end(fn) == trace::kParked)
     profile::parked(t);
+  if (!kObserved && observed())
+    late_run(t, run_end(fn));
   // Suspended before then() runs: once it has, whoever readies the task may
   // run it, and the collector may move its stack.
   end_running(t);
   timers_flush(); // what the task before registered; fn's wait for later
   fn(arg); // th.task is the parking task while this runs
   th.task = nullptr;
-  if (kObserved && traced)
-    trace::run(id, traced, stopped, run_end(fn));
+  if (traced)
+    trace::run(id, spawn_pc, started, stopped, run_end(fn), reason);
   return false;
 }
 

@@ -3,7 +3,6 @@
 #include "platform/split_stack_notes.h"
 #include "platform/thread_heap.h"
 #include "sched/task.h"
-#include "sched/trace.h"
 #include "core/copy.h"
 #include "sched/collect.h"
 #include "sched/learn.h"
@@ -350,7 +349,6 @@ void outside_task(const char *call) {
 }
 
 void set_waiting(Task *t, uint8_t r) {
-  trace::note_reason(r);
   t->wait_since.store(coarse_ms(), std::memory_order_relaxed);
   t->parked_seen.store(0, std::memory_order_relaxed);
   t->wait_reason.store(r, std::memory_order_release);

@@ -5,6 +5,7 @@
 // The network poller's deadlines are timers too (timer.h).
 #include "platform/split_stack_notes.h"
 #include "sched/timer.h"
+#include "sched/trace.h"
 #include "platform/fatal.h"
 #include "platform/once.h"
 #include "sched/deadlock.h"
@@ -196,6 +197,7 @@ uint64_t copystack_now_ns(void) { return now_ns(); }
 void __copystack_sleep_then(void *deadline) {
   Task *t = parking_task();
   set_waiting(t, kWaitSleep); // before the timer can wake it
+  trace::note_reason(kWaitSleep); // the run is recorded after this
   add(Timer{reinterpret_cast<uintptr_t>(deadline), t, nullptr, nullptr, 0, 0},
       __copystack_thread.worker != nullptr);
 }

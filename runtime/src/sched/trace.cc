@@ -12,6 +12,8 @@
 #include "sched/dump.h"
 #include "sched/observe.h"
 #include "sched/scheduler.h"
+#include "sched/task.h"
+#include "platform/thread.h"
 
 #include "copystack/copystack.h"
 
@@ -36,21 +38,38 @@ std::atomic<bool> g_on{false};
 
 namespace {
 
-// One thread's events. The header is never freed (a thread may still hold
-// it after its trace was written: it then sees another session and makes a
-// new ring); the events are taken by the writer, under the lock.
+// One thread's events (or, one after the other, those of the threads that
+// took over its stats block: thread_left). The header is never freed (a
+// thread may still hold it after its trace was written: it then sees
+// another session and makes a new ring); the events are taken by the
+// writer, under the lock.
 struct Ring {
   SpinLock lock;
   Event *ev = nullptr; // cap entries; null once written
   uint32_t cap = 0;
   uint32_t session = 0;
   uint64_t n = 0; // events ever appended: the next goes to ev[n % cap]
-  int tid = 0;
   int worker = -1; // the scheduler worker slot, or -1
-  uint8_t reason = 0; // set_waiting's last reason on this thread
-  char name[16] = {};
+  uint8_t reason = 0; // the reason a park's then() step gave (note_reason)
+  uint64_t reason_task = 0; // and the task it was for
+  std::atomic<bool> left{false}; // its thread ended: the next takes it on
+  static constexpr int kTids = 4;
+  int tids[kTids] = {}; // the first threads that recorded here
+  int threads = 0;      // how many did
+  char name[16] = {};   // the latest one's name
   Ring *next = nullptr;
 };
+
+// The calling thread records in r from now on.
+void adopt(Ring *r) {
+  const int tid = static_cast<int>(syscall(SYS_gettid));
+  if (r->threads < Ring::kTids)
+    r->tids[r->threads] = tid;
+  ++r->threads;
+  r->worker = -1;
+  prctl(PR_GET_NAME, r->name, 0, 0, 0);
+  r->name[sizeof r->name - 1] = 0;
+}
 
 struct State {
   SpinLock lock; // start, stop and the list of rings
@@ -69,9 +88,7 @@ Ring *new_ring() {
   auto *r = new (std::nothrow) Ring;
   if (!r)
     return nullptr;
-  r->tid = static_cast<int>(syscall(SYS_gettid));
-  prctl(PR_GET_NAME, r->name, 0, 0, 0);
-  r->name[sizeof r->name - 1] = 0;
+  adopt(r);
   std::lock_guard<SpinLock> l(g.lock);
   if (!on()) {
     delete r;
@@ -101,6 +118,9 @@ Ring *own_ring() {
     if (!r)
       return nullptr;
     slot.store(r, std::memory_order_release);
+  } else if (r->left.load(std::memory_order_acquire)) {
+    r->left.store(false, std::memory_order_relaxed);
+    adopt(r);
   }
   if (r->worker < 0)
     r->worker = current_worker_slot();
@@ -126,17 +146,31 @@ void record(const Event &e) {
 }
 
 void note_reason_slow(uint8_t reason) {
-  if (Ring *r = own_ring())
+  const Task *t = __copystack_thread.task; // the parking task
+  Ring *r = own_ring();
+  if (r && t) {
     r->reason = reason;
+    r->reason_task = t->id;
+  }
 }
 
-void run_slow(uint64_t task, uint64_t start, uint64_t end, RunEnd how) {
+void run_slow(uint64_t task, uintptr_t spawn_pc, uint64_t start,
+              uint64_t end, RunEnd how, uint8_t reason) {
   Ring *r = own_ring();
   if (!r)
     return;
-  const uint8_t reason = r->reason;
+  if (r->reason && r->reason_task == task) // else: a run recorded before
+    reason = r->reason;                    // its then() (late_run)
   r->reason = 0;
-  append(r, Event{start, task, end - start, 0, nullptr, reason, kRun, how});
+  if (!start) // it began before the trace: from the trace's start
+    start = g.t0.ticks;
+  if (end < start) // counters a CPU apart (never where the kernel uses them)
+    end = start;
+  append(r, Event{start, task, end - start, spawn_pc, 0, reason, kRun, how});
+}
+
+void thread_left(void *ring) {
+  static_cast<Ring *>(ring)->left.store(true, std::memory_order_release);
 }
 
 // ---- the file -----------------------------------------------------------------
@@ -399,12 +433,14 @@ struct Writer {
                static_cast<unsigned long long>(e.task), why);
       snprintf(name, sizeof name, "task %llu",
                static_cast<unsigned long long>(e.task));
-      slice(kThreadsPid, it.ring, name, e.ts, e.a, args);
+      slice(kThreadsPid, it.ring + 1, name, e.ts, e.a, args);
       snprintf(args, sizeof args, "\"thread\":%d,\"then\":\"%s\"",
-               ring->tid, why);
+               ring->tids[0], why);
       slice(kTasksPid, e.task, "running", e.ts, e.a, args);
       t->run_end = end;
       t->since = end;
+      if (!t->spawn_pc) // its spawn may have been dropped
+        t->spawn_pc = e.b;
       t->reason = e.c;
       t->phase = e.r == kDone     ? kEnded
                  : e.r == kParked ? kWaiting
@@ -438,8 +474,8 @@ struct Writer {
       snprintf(title, sizeof title, "%s %s -> %s", op_name(e.r),
                human_bytes(e.a, a, sizeof a), human_bytes(e.b, b, sizeof b));
       fn[0] = 0;
-      if (e.name)
-        demangle(e.name, fn, sizeof fn);
+      if (e.pc) // named now: the events keep no pointer into a library
+        demangle(symbol_name(e.pc), fn, sizeof fn);
       for (char *p = fn; *p; ++p) // it goes into a JSON string below
         if (*p == '"' || *p == '\\' || static_cast<unsigned char>(*p) < 32)
           *p = '?';
@@ -453,43 +489,50 @@ struct Writer {
     case kCollect:
       snprintf(args, sizeof args, "\"shrunk\":%llu,\"compacted\":%u",
                static_cast<unsigned long long>(e.b), e.c);
-      slice(kThreadsPid, it.ring, "collect stacks", e.ts, e.a, args);
+      slice(kThreadsPid, it.ring + 1, "collect stacks", e.ts, e.a, args);
       return;
     case kPoll:
       snprintf(args, sizeof args, "\"made_runnable\":%llu",
                static_cast<unsigned long long>(e.b));
-      slice(kThreadsPid, it.ring, "poll", e.ts, e.a, args);
+      slice(kThreadsPid, it.ring + 1, "poll", e.ts, e.a, args);
       return;
     }
   }
 
   // The arrow of a spawn or a wake: from the task that made it, within its
-  // run (a wake from the then() step of a task's park comes just after the
-  // run's end: the arrow leaves from the run's last nanosecond), or from
-  // the thread's track, where a one-nanosecond slice marks it.
+  // run (its run, recorded at its start, was read before this); a wake
+  // from the then() step of a task's park comes just after the run's end,
+  // and leaves from the run's last nanosecond. Otherwise (a thread made it,
+  // or the task's run is not in the trace: it was still running when the
+  // trace stopped) from the thread's track, where a one-nanosecond slice
+  // marks it.
   void from(uint64_t maker, const Item &it, const char *what, uint64_t task) {
     const uint64_t ts = it.e.ts;
-    if (maker) {
-      TaskTrack *m = tasks.get(maker);
-      uint64_t at = ts;
-      if (m && m->run_end && m->run_end <= ts && m->phase != kUnknown)
-        at = m->run_end - 1;
-      flow(what, kTasksPid, maker, at, task, ts);
-      return;
+    if (TaskTrack *m = maker ? tasks.get(maker) : nullptr) {
+      if (m->run_end && m->run_end >= ts) {
+        flow(what, kTasksPid, maker, ts, task, ts);
+        return;
+      }
+      if (m->run_end && m->phase == kWaiting) {
+        flow(what, kTasksPid, maker, m->run_end - 1, task, ts);
+        return;
+      }
     }
     char name[48];
     snprintf(name, sizeof name, "%s task %llu", what,
              static_cast<unsigned long long>(task));
-    slice(kThreadsPid, it.ring, name, ts, 1);
-    flow(what, kThreadsPid, it.ring, ts, task, ts);
+    slice(kThreadsPid, it.ring + 1, name, ts, 1);
+    flow(what, kThreadsPid, it.ring + 1, ts, task, ts);
   }
 
   // Tasks still runnable or waiting when the trace ends: their slices run
   // to its end.
   void finish(uint64_t end) {
-    for (size_t i = 0; i < tasks.cap; ++i)
-      if (tasks.slots[i].id)
-        end_phase(&tasks.slots[i], end);
+    for (size_t i = 0; i < tasks.cap; ++i) {
+      TaskTrack &t = tasks.slots[i];
+      if (t.id) // at least a nanosecond: an arrow binds to it
+        end_phase(&t, end > t.since ? end : t.since + 1);
+    }
   }
 
   void name_tasks() {
@@ -511,45 +554,60 @@ struct Writer {
   }
 };
 
+// A ring's events, taken for the file.
+struct Taken {
+  Ring *ring;
+  Event *ev;
+  uint64_t n;
+};
+
 // Takes every ring's events (they are the writer's from here) and writes
 // the file.
 int write_trace(const char *path, Ring *rings, const TickBase &from,
                 uint64_t *events, uint64_t *dropped) {
   const TickBase to = tick_base();
   san::UnseenScope unseen;
-  size_t nrings = 0, total = 0;
-  for (Ring *r = rings; r; r = r->next, ++nrings) {
+  // Each ring's events are taken, with their count, under its lock, in
+  // one pass: a thread that saw tracing on before stop() may still append
+  // until then.
+  size_t nrings = 0;
+  for (Ring *r = rings; r; r = r->next)
+    ++nrings;
+  auto *taken = static_cast<Taken *>(calloc(nrings + 1, sizeof(Taken)));
+  if (!taken)
+    return ENOMEM;
+  size_t total = 0;
+  uint32_t index = 0;
+  for (Ring *r = rings; r; r = r->next, ++index) {
+    Taken &t = taken[index];
+    t.ring = r;
     std::lock_guard<SpinLock> l(r->lock);
-    total += r->n < r->cap ? r->n : r->cap;
+    t.ev = r->ev;
+    t.n = r->n;
+    r->ev = nullptr;
+    if (t.ev)
+      total += t.n < r->cap ? t.n : r->cap;
   }
   auto *items = static_cast<Item *>(malloc(sizeof(Item) * (total + 1)));
-  auto **by_index = static_cast<Ring **>(malloc(sizeof(Ring *) * (nrings + 1)));
-  if (!items || !by_index) {
-    free(items);
-    free(by_index);
+  if (!items) {
+    for (size_t i = 0; i < nrings; ++i)
+      free(taken[i].ev);
+    free(taken);
     return ENOMEM;
   }
   size_t k = 0;
-  uint32_t index = 0;
   uint64_t lost = 0, end = 0;
-  for (Ring *r = rings; r; r = r->next, ++index) {
-    by_index[index] = r;
-    Event *ev;
-    uint64_t n;
-    {
-      std::lock_guard<SpinLock> l(r->lock);
-      ev = r->ev;
-      n = r->n;
-      r->ev = nullptr;
-    }
-    if (!ev)
+  for (index = 0; index < nrings; ++index) {
+    const Taken &t = taken[index];
+    if (!t.ev)
       continue;
-    uint64_t keep = n < r->cap ? n : r->cap;
-    lost += n - keep;
-    for (uint64_t i = n - keep; i < n && k < total; ++i) {
+    const uint32_t cap = t.ring->cap;
+    const uint64_t keep = t.n < cap ? t.n : cap;
+    lost += t.n - keep;
+    for (uint64_t i = t.n - keep; i < t.n; ++i) {
       // From ticks to ns since the trace began (a run that began before
       // it: from the start, its traced part).
-      Event e = ev[i % r->cap];
+      Event e = t.ev[i % cap];
       const bool span = e.kind == kRun || e.kind == kCollect || e.kind == kPoll;
       const uint64_t ts = ticks_to_ns(e.ts, from, to);
       const uint64_t last = span ? ticks_to_ns(e.ts + e.a, from, to) : ts;
@@ -560,31 +618,34 @@ int write_trace(const char *path, Ring *rings, const TickBase &from,
       if (last > end)
         end = last;
     }
-    free(ev);
   }
   qsort(items, k, sizeof(Item), by_time);
   *events = k;
   *dropped = lost;
 
+  // Written below; then the events are freed, whatever happened.
+  auto release = [&] {
+    for (size_t i = 0; i < nrings; ++i)
+      free(taken[i].ev);
+    free(taken);
+    free(items);
+  };
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     int err = errno;
-    free(items);
-    free(by_index);
+    release();
     return err;
   }
   auto *o = static_cast<Out *>(malloc(sizeof(Out)));
   if (!o) {
     close(fd);
-    free(items);
-    free(by_index);
+    release();
     return ENOMEM;
   }
   new (o) Out;
   o->fd = fd;
-  o->printf("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
-            "\"copystack %s\",\"events\":%llu,\"dropped_events\":%llu},\n"
-            "\"traceEvents\":[\n",
+  o->printf("{\"otherData\":{\"producer\":\"copystack %s\",\"events\":%llu,"
+            "\"dropped_events\":%llu},\n\"traceEvents\":[\n",
             COPYSTACK_VERSION_STRING, static_cast<unsigned long long>(k),
             static_cast<unsigned long long>(lost));
   Writer w(*o, 0);
@@ -598,25 +659,35 @@ int write_trace(const char *path, Ring *rings, const TickBase &from,
             "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\","
             "\"args\":{\"sort_index\":2}}",
             kThreadsPid, kTasksPid, kThreadsPid, kTasksPid);
-  for (uint32_t i = 0; i < index; ++i) {
-    const Ring *r = by_index[i];
-    char name[64];
+  // Thread tracks' tids are the rings' indices + 1 (a viewer may take tid
+  // 0 for the process's own track).
+  for (uint32_t i = 0; i < nrings; ++i) {
+    const Ring *r = taken[i].ring;
+    char name[96], tids[64];
+    int n = snprintf(tids, sizeof tids, "thread%s %d",
+                     r->threads > 1 ? "s" : "", r->tids[0]);
+    for (int j = 1; j < r->threads && j < Ring::kTids; ++j)
+      n += snprintf(tids + n, sizeof tids - n, ", %d", r->tids[j]);
+    if (r->threads > Ring::kTids)
+      snprintf(tids + n, sizeof tids - n, " and %d more",
+               r->threads - Ring::kTids);
     if (r->worker >= 0)
-      snprintf(name, sizeof name, "worker %d (thread %d)", r->worker, r->tid);
+      snprintf(name, sizeof name, "worker %d (%s)", r->worker, tids);
     else
-      snprintf(name, sizeof name, "%s (thread %d)", r->name, r->tid);
-    w.track_name(kThreadsPid, i, name,
+      snprintf(name, sizeof name, "%s (%s)", r->name, tids);
+    w.track_name(kThreadsPid, i + 1, name,
                  r->worker >= 0 ? r->worker : 100000 + static_cast<long>(i));
-    uint64_t lost_here = r->n > r->cap ? r->n - r->cap : 0;
-    if (lost_here) {
+    const uint64_t lost_here =
+        taken[i].n > r->cap ? taken[i].n - r->cap : 0;
+    if (taken[i].ev && lost_here) {
       char args[64];
       snprintf(args, sizeof args, "\"dropped\":%llu",
                static_cast<unsigned long long>(lost_here));
-      w.instant(kThreadsPid, i, "events dropped before this", 0, args);
+      w.instant(kThreadsPid, i + 1, "events dropped before this", 0, args);
     }
   }
   for (size_t i = 0; i < k; ++i)
-    w.event(items[i], by_index[items[i].ring]);
+    w.event(items[i], taken[items[i].ring].ring);
   w.finish(end);
   w.name_tasks();
   o->printf("\n]}\n");
@@ -626,8 +697,7 @@ int write_trace(const char *path, Ring *rings, const TickBase &from,
     err = errno;
   free(w.tasks.slots);
   free(o);
-  free(items);
-  free(by_index);
+  release();
   return err;
 }
 
@@ -720,11 +790,13 @@ namespace {
 __attribute__((constructor(200))) void start_from_environment() {
   if (!is_process_runtime())
     return;
-  const char *path = config().trace_out;
-  if (!path || !*path)
+  const char *pattern = config().trace_out;
+  if (!pattern || !*pattern)
     return;
-  if (int err = start_tracing(path, true))
-    report("COPYSTACK_TRACE_OUT=%s: %s", path, strerror(err));
+  char buf[4096];
+  const char *path = expand_output_path(pattern, buf, sizeof buf);
+  if (int err = path ? start_tracing(path, true) : ENAMETOOLONG)
+    report("COPYSTACK_TRACE_OUT=%s: %s", pattern, strerror(err));
 }
 } // namespace
 

@@ -15,9 +15,17 @@
 // RUN: env COPYSTACK_TRACE_OUT=%t.small.json COPYSTACK_TRACE_BUFFER=1024 %run %t 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: python3 %S/Inputs/check_trace.py %t.small.json | FileCheck %s --check-prefix=SMALLFILE
 // RUN: env COPYSTACK_TRACE_BUFFER=100 %exits 2 %run %t 2>&1 | FileCheck %s --check-prefix=BADBUF
+// RUN: %run %t mid %t.mid.json
+// RUN: python3 %S/Inputs/check_trace.py %t.mid.json | FileCheck %s --check-prefix=MID
+// RUN: env COPYSTACK_THREADS=0 %run %t threads %t.threads.json
+// RUN: python3 %S/Inputs/check_trace.py %t.threads.json | FileCheck %s --check-prefix=THREADS
+// RUN: rm -f %t.pid.*.json
+// RUN: env COPYSTACK_TRACE_OUT=%t.pid.%%p.json %run %t quick
+// RUN: ls %t.pid.*.json | FileCheck %s --check-prefix=PID
 // UNSUPPORTED: tsan
 #include "Inputs/check.h"
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +36,14 @@
 // SMALL: copystack: trace of {{[0-9]+}} events ({{[1-9][0-9]*}} dropped: COPYSTACK_TRACE_BUFFER keeps more)
 // SMALLFILE: dropped some
 // BADBUF: COPYSTACK_TRACE_BUFFER=100: expected a number of events from 1024 to 2^24
+
+// MID: dropped none
+// MID: slice running
+// MID: arrow spawn from task
+// MID: tasks 13 named 12
+// THREADS: thread tracks {{[1-9]}} shared by threads that came and went
+// THREADS: tasks 101 named 100
+// PID: {{.*}}.pid.{{[0-9]+}}.json
 
 // CHECK: producer copystack
 // CHECK: dropped none
@@ -113,10 +129,41 @@ static void run_all(long rounds, int lockers) {
   copystack_chan_send(ping, &go);
 }
 
+// A plain thread (COPYSTACK_THREADS=0) that spawns a task and ends.
+static void *spawner(void *arg) {
+  copystack_go(locker, arg);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   cs_fixed_start(0);
   ping = copystack_chan_make(sizeof(long), 0);
   pong = copystack_chan_make(sizeof(long), 0);
+  if (argc > 2 && strcmp(argv[1], "mid") == 0) {
+    // Traced from the middle of main's run, to the middle of another's.
+    REQUIRE(copystack_trace_start(argv[2]) == 0);
+    run_all(20, 10);
+    REQUIRE(copystack_trace_stop() == 0);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "quick") == 0) {
+    run_all(5, 2);
+    return 0;
+  }
+  if (argc > 2 && strcmp(argv[1], "threads") == 0) {
+    // 100 threads one after the other, each recording a spawn: their
+    // rings are reused, not 100 buffers.
+    REQUIRE(copystack_trace_start(argv[2]) == 0);
+    copystack_waitgroup_add(&wg, 100);
+    for (int i = 0; i < 100; i++) {
+      pthread_t t;
+      REQUIRE(pthread_create(&t, NULL, spawner, NULL) == 0);
+      REQUIRE(pthread_join(t, NULL) == 0);
+    }
+    copystack_waitgroup_wait(&wg);
+    REQUIRE(copystack_trace_stop() == 0);
+    return 0;
+  }
   run_all(1000, 200);
   REQUIRE(shared == 200);
 
@@ -143,7 +190,7 @@ int main(int argc, char **argv) {
   if (pid == 0) {
     run_all(5, 0);
     REQUIRE(copystack_trace_stop() == EINVAL);
-    _exit(0);
+    exit(0); // its exit writes no trace either
   }
   int status;
   REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&

@@ -35,6 +35,10 @@ def main():
                                         for n in threads) else "no")
     print("runtime thread tracks", sorted({n.split(" (")[0] for n in threads
                                            if n.startswith("copystack-")}))
+    print("thread tracks", len(threads), "shared by threads that came and went"
+          if any("(threads " in n for n in threads) else "one thread each")
+    if any(t == 0 for (p, t) in names if p == 1):
+        fail("a thread track with tid 0 (viewers take it for the process)")
 
     slices = collections.defaultdict(list)  # (pid, tid) -> [(ts, end, name)]
     kinds = collections.Counter()
