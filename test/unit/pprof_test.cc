@@ -74,30 +74,26 @@ std::string temp_path(const char *name) {
          name + ".pb.gz";
 }
 
-std::string run(const std::string &cmd) {
+// Everything left to read from f, which is closed (closer: pclose or
+// fclose); empty when f is null.
+std::string drain(FILE *f, int (*closer)(FILE *)) {
   std::string out;
-  FILE *f = popen(cmd.c_str(), "r");
   if (!f)
     return out;
   char buf[4096];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0)
     out.append(buf, n);
-  pclose(f);
+  closer(f);
   return out;
 }
 
+std::string run(const std::string &cmd) {
+  return drain(popen(cmd.c_str(), "r"), pclose);
+}
+
 std::string read_file(const std::string &path) {
-  std::string out;
-  FILE *f = fopen(path.c_str(), "rb");
-  if (!f)
-    return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-    out.append(buf, n);
-  fclose(f);
-  return out;
+  return drain(fopen(path.c_str(), "rb"), fclose);
 }
 
 const char kGo[] = "/usr/lib/go-1.19/bin/go";

@@ -50,7 +50,8 @@
 // CHECK: process 1 threads
 // CHECK: process 2 tasks
 // CHECK: worker tracks yes
-// CHECK: runtime thread tracks ['copystack-mon', 'copystack-timer']
+// CHECK: runtime thread tracks [{{.*}}'copystack-timer'{{.*}}]
+// CHECK-DAG: slice IO wait
 // CHECK-DAG: slice chan receive
 // CHECK-DAG: slice chan send
 // CHECK-DAG: slice mutex lock
@@ -65,7 +66,7 @@
 // CHECK: arrow wake from thread
 // CHECK: grow functions [{{.*}}'descend'{{.*}}]
 // CHECK: stack events [{{.*}}'grow'{{.*}}]
-// CHECK: tasks 203 named 202
+// CHECK: tasks 205 named 204
 
 // PART: dropped none
 // PART: slice chan receive
@@ -129,6 +130,24 @@ static void run_all(long rounds, int lockers) {
   copystack_chan_send(ping, &go);
 }
 
+// A read that waits on the poller, woken by a write a millisecond later:
+// a poll that made a task runnable, whatever the load.
+static int pipe_fds[2];
+
+static void pipe_reader(void *arg) {
+  (void)arg;
+  char c;
+  REQUIRE(read(pipe_fds[0], &c, 1) == 1);
+  copystack_waitgroup_done(&wg);
+}
+
+static void pipe_writer(void *arg) {
+  (void)arg;
+  copystack_sleep_ns(1000000);
+  REQUIRE(write(pipe_fds[1], "x", 1) == 1);
+  copystack_waitgroup_done(&wg);
+}
+
 // A plain thread (COPYSTACK_THREADS=0) that spawns a task and ends.
 static void *spawner(void *arg) {
   copystack_go(locker, arg);
@@ -166,6 +185,11 @@ int main(int argc, char **argv) {
   }
   run_all(1000, 200);
   REQUIRE(shared == 200);
+  REQUIRE(pipe(pipe_fds) == 0);
+  copystack_waitgroup_add(&wg, 2);
+  copystack_go(pipe_reader, NULL);
+  copystack_go(pipe_writer, NULL);
+  copystack_waitgroup_wait(&wg);
 
   // The API: a trace is already being recorded (COPYSTACK_TRACE_OUT).
   REQUIRE(copystack_trace_start("/tmp/never-written.json") == EBUSY);
