@@ -356,6 +356,14 @@ int poll_once(int timeout_ms, std::atomic<int> *sleep_word) {
         ssize_t rc = read(g.breakfd, &count, sizeof count);
         (void)rc; // EAGAIN: someone else drained it
         g.break_pending.store(false);
+        // A poll that is not the sleeper's (the monitor's, a spinning
+        // worker's, which poll only while no worker sleeps in epoll_wait,
+        // but one may have begun to since) can take the wake-up meant
+        // for the worker that sleeps there: that worker's word is 0
+        // already, so wake_one() takes it for awake, and it slept on with
+        // tasks queued until an event came. Raised again for it.
+        if (!sleep_word && g.sleeper.load())
+          break_poll();
         continue;
       }
       on_event(static_cast<int>(data & 0xffffffffu),
