@@ -13,8 +13,11 @@
 #include "Inputs/check.h"
 #include "Inputs/ticker.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +52,34 @@ static void waiter(void *arg) {
   copystack_waitgroup_done(&wg);
 }
 
+// Whether a thread of this process is in flock(2) now (the I/O thread
+// that runs the locker's call): /proc/self/task/*/syscall names it. The
+// fork below must come while the call runs, not while it waits in the
+// pool's queue for a thread (a queued call runs in the child, where it
+// would wait for the parent's lock while the parent waits for the child:
+// on a loaded machine a 20 ms sleep was not always enough).
+static int flock_running(void) {
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return 0;
+  int found = 0;
+  struct dirent *e;
+  while (!found && (e = readdir(d))) {
+    char path[64], buf[32] = {0};
+    snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+      continue;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    char want[16];
+    snprintf(want, sizeof want, "%d ", SYS_flock);
+    found = n > 0 && strncmp(buf, want, strlen(want)) == 0;
+  }
+  closedir(d);
+  return found;
+}
+
 static int lock_result = -2, lock_errno;
 static copystack_waitgroup locked = COPYSTACK_WAITGROUP_INIT;
 
@@ -73,7 +104,9 @@ int main(int argc, char **argv) {
   REQUIRE(fd >= 0 && flock(fd, LOCK_EX) == 0);
   copystack_waitgroup_add(&locked, 1);
   copystack_go(locker, argv[1]);
-  copystack_sleep_ns(20000000);
+  for (int i = 0; i < 10000 && !flock_running(); i++)
+    copystack_sleep_ns(1000000);
+  REQUIRE(flock_running());
   pid_t child = fork();
   if (child == 0) {
     copystack_waitgroup_wait(&locked);
