@@ -9,9 +9,11 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 # Who maintains the package, and its Debian copyright file: a packager's
 # to give. Until the project names a maintainer and a licence, the
 # defaults leave lintian's bogus-mail-host, no-copyright-file and
-# no-changelog (whose entries need the maintainer) as its only errors
-# (scripts/test-install checks that no other appears).
-set(COPYSTACK_PACKAGE_MAINTAINER "copystack maintainers <copystack@localhost>"
+# no-changelog (whose entries need the maintainer) as its only errors;
+# with both given, lintian finds none (scripts/test-install checks both).
+set(COPYSTACK_PLACEHOLDER_MAINTAINER
+    "copystack maintainers <copystack@localhost>")
+set(COPYSTACK_PACKAGE_MAINTAINER "${COPYSTACK_PLACEHOLDER_MAINTAINER}"
     CACHE STRING "The Debian package's Maintainer field")
 set(COPYSTACK_PACKAGE_COPYRIGHT "" CACHE FILEPATH
     "A debian/copyright file to install as the package's copyright file")
@@ -20,6 +22,27 @@ if(COPYSTACK_PACKAGE_COPYRIGHT)
   install(FILES "${COPYSTACK_PACKAGE_COPYRIGHT}"
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/copystack
           RENAME copyright)
+endif()
+# The package's changelog (changelog.gz: a native package, whose version
+# is the project's), one entry signed by the maintainer: written only
+# when a packager names one, as an entry signed by the placeholder would
+# be as bogus as its address. Dated SOURCE_DATE_EPOCH when that is set
+# (string(TIMESTAMP) reads it), for reproducible packages.
+if(NOT COPYSTACK_PACKAGE_MAINTAINER STREQUAL COPYSTACK_PLACEHOLDER_MAINTAINER)
+  string(TIMESTAMP _cs_changelog_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
+  file(WRITE ${PROJECT_BINARY_DIR}/debian/changelog
+       "copystack (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
+       "  * copystack ${PROJECT_VERSION}.\n\n"
+       " -- ${COPYSTACK_PACKAGE_MAINTAINER}  ${_cs_changelog_date}\n")
+  execute_process(COMMAND gzip -9nc changelog
+                  OUTPUT_FILE changelog.gz
+                  WORKING_DIRECTORY ${PROJECT_BINARY_DIR}/debian
+                  RESULT_VARIABLE _cs_gzip)
+  if(NOT _cs_gzip EQUAL 0)
+    message(FATAL_ERROR "gzip of the package's changelog failed")
+  endif()
+  install(FILES ${PROJECT_BINARY_DIR}/debian/changelog.gz
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/copystack)
 endif()
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "Go-style copyable stacks for C and C++ (clang ${LLVM_VERSION_MAJOR} plugin and runtime)")
