@@ -1,16 +1,38 @@
 //===- Attributes.cpp - attributes of instrumented code -----------------===//
 #include "Attributes.h"
+#include "ArgLayout.h"
 #include "Names.h"
+#include "X86Asm.h"
+
+#include "copystack/abi.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <string>
 
 using namespace llvm;
 
 namespace copystack {
+
+enum class Prologue { Llvm, Own };
+
+static cl::opt<Prologue> PrologueOpt(
+    "copystack-prologue", cl::Hidden, cl::init(Prologue::Llvm),
+    cl::desc("Which stack check an instrumented function gets"),
+    cl::values(clEnumValN(Prologue::Llvm, "llvm",
+                          "LLVM's split-stack prologue (the default)"),
+               clEnumValN(Prologue::Own, "own",
+                          "the pass's own check, which leaves LLVM free to "
+                          "shrink-wrap the frame, and LLVM's stack probe "
+                          "for big frames (copystack/abi.h, "
+                          "COPYSTACK_OWN_CHECK)")));
 
 // Intrinsics the x86-64 backend never turns into a call. The others may
 // become one (llvm.memcpy of a large or variable size, llvm.pow, llvm.fma
@@ -145,11 +167,80 @@ bool makesNoCalls(const Function &F) {
   return true;
 }
 
+// A call LLVM sees as one: of a function that is no intrinsic, or through
+// a pointer (not an inline asm). The backend then keeps the stack aligned
+// for calls and uses no red zone.
+static bool makesCallOfItsOwn(const Function &F) {
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      if (const auto *CB = dyn_cast<CallBase>(&I)) {
+        if (CB->isInlineAsm() || CB->hasMetadata(names::LeafPollMD))
+          continue;
+        const Function *Callee = CB->getCalledFunction();
+        if (!Callee || !Callee->isIntrinsic())
+          return true;
+      }
+  return false;
+}
+
+// The own prologue's check (copystack/abi.h, COPYSTACK_OWN_CHECK): one asm
+// at the start of the entry block, the compare, its branch and the call of
+// __morestack together, so that LLVM sees no call and may still shrink-wrap
+// the frame past it; the runtime reads from the unwind tables at the call
+// whether the frame was set up before it. The asm keeps every register
+// __morestack keeps (the general ones, xmm0-7); the runtime's own code may
+// use the other vector registers, which LLVM must then not hold values in
+// across the check.
+static void insertOwnCheck(Function &F) {
+  LLVMContext &Ctx = F.getContext();
+  static_assert(COPYSTACK_TCB_LIMIT == 0x70 && COPYSTACK_OWN_CHECK == ~0ull,
+                "the check's instructions below");
+  std::string Clobbers = "~{r10},~{r11}";
+  unsigned Vectors = 16;
+  if (F.getFnAttribute("target-features").getValueAsString().contains(
+          "+avx512f"))
+    Vectors = 32;
+  for (unsigned R = 8; R < Vectors; ++R)
+    Clobbers += ",~{xmm" + std::to_string(R) + "}";
+  InlineAsm *Check = x86Asm(
+      FunctionType::get(Type::getVoidTy(Ctx), false),
+      "cmpq %fs:0x70, %rsp\n\tja 1f\n\tmovq $$-1, %r10\n\tmovl $$" +
+          Twine(computeArgLayout(F).StackBytes) +
+          ", %r11d\n\tcallq " COPYSTACK_SYM_MORESTACK "\n\tretq\n1:",
+      Clobbers);
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> B(&Entry, Entry.getFirstNonPHIOrDbgOrAlloca());
+  if (DISubprogram *SP = F.getSubprogram())
+    B.SetCurrentDebugLocation(
+        DILocation::get(Ctx, SP->getScopeLine(), 0, SP));
+  B.CreateCall(Check);
+}
+
 void setAttributes(Function &F, bool HasLocals) {
   // A variadic shim has no prologue check (LLVM refuses one): its frame
   // fits the guard band's budget, and the body it calls checks at once.
-  if (!F.hasFnAttribute(names::VarargShimAttr))
-    F.addFnAttr("split-stack");
+  if (!F.hasFnAttribute(names::VarargShimAttr)) {
+    if (PrologueOpt == Prologue::Own) {
+      // A frame too big for the guard band's budget is checked by LLVM's
+      // stack probe, before it is taken; any other needs a check only
+      // where the function calls something: a leaf's frame fits the
+      // budget below its caller's.
+      //
+      // The check's call of __morestack is in its asm, unseen by LLVM: it
+      // holds the stack aligned and keeps no red zone only in a function
+      // that makes some call of its own. One whose only calls are what the
+      // backend may or may not make a call (makesNoCalls) gets LLVM's
+      // prologue instead, which checks before the frame.
+      F.addFnAttr("probe-stack", COPYSTACK_SYM_STACK_PROBE);
+      F.addFnAttr("stack-probe-size", std::to_string(COPYSTACK_PROBE_FRAME));
+      if (makesCallOfItsOwn(F))
+        insertOwnCheck(F);
+      else if (!makesNoCalls(F))
+        F.addFnAttr("split-stack");
+    } else {
+      F.addFnAttr("split-stack");
+    }
+  }
   // The runtime walks frames from call sites by the unwind tables' CFA
   // rules (runtime core/frame_info.h), %rbp-based or %rsp-based: a frame
   // pointer is needed only where the frame map describes locals, at

@@ -7,7 +7,10 @@ copystack binary executed is then classified by the shapes the pass and
 LLVM emit (docs/abi.md), read from `objdump -d`:
 
   prologue checks   cmp %fs:0x70,%rsp; jbe (frames under 256 bytes), or
-                    lea -N(%rsp),%r11; cmp %fs:0x70,%r11; jbe (larger ones)
+                    lea -N(%rsp),%r11; cmp %fs:0x70,%r11; jbe (larger ones);
+                    under the own prologue cmp %fs:0x70,%rsp; ja, and for
+                    a big frame mov $N,%eax; call __copystack_stack_probe
+                    and the probe's own instructions
   loop polls        cmpq $-2,%fs:0x70 and its branch
   prefix tests      at a call through a pointer: movabs of the prefix magic,
                     cmp of it with the callee's prefix word, and the branch
@@ -31,6 +34,8 @@ import re
 import subprocess
 
 MAGIC = "$0x6b6174737970636b"  # COPYSTACK_PREFIX_MAGIC as objdump prints it
+# The own prologue's probe of a big frame (copystack/abi.h), by both names.
+PROBES = ("__copystack_stack_probe", "__copystack_probe")
 CATEGORIES = ["prologue checks", "loop polls", "prefix tests",
               "in-place tests", "runtime"]
 
@@ -135,6 +140,9 @@ def classify(insns, ranges):
             magic_regs[fn].add(text.split(",")[-1])
     for i, (a, fn, text) in enumerate(insns):
         j = bisect.bisect_right(los, a) - 1
+        if fn in PROBES:
+            cat[a] = "prologue checks"
+            continue
         if j >= 0 and starts[j][0] <= a < starts[j][1]:
             cat[a] = "runtime"
             continue
@@ -155,6 +163,11 @@ def classify(insns, ranges):
                  else "prologue checks")
             for b in (insns[i - 1][0], a, nxt):
                 cat[b] = k
+        elif text.startswith("call") and any(f"<{p}>" in text
+                                             for p in PROBES):
+            cat[a] = "prologue checks"
+            if prev.startswith("mov") and prev.endswith(",%eax"):
+                cat[insns[i - 1][0]] = "prologue checks"
         elif text.startswith("movabs") and MAGIC in text:
             cat[a] = "prefix tests"
         elif (text.startswith("cmp") and "-0x10(%" in text and

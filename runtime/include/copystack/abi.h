@@ -59,6 +59,23 @@
  * MoreStackBlock). It lies within the guard band. */
 #define COPYSTACK_MORESTACK_BLOCK 256
 
+/* The own prologue (the pass's -copystack-prologue=own; docs/abi.md): the
+ * pass places the check itself, an inline asm at the start of the entry
+ * block that LLVM's shrink-wrapping may leave before or after the frame:
+ *   cmpq %fs:0x70, %rsp; ja 1f; movq $-1, %r10; movl $ARGBYTES, %r11d;
+ *   callq __morestack; retq; 1:
+ * %r10 = COPYSTACK_OWN_CHECK says so to __morestack (LLVM's prologue puts
+ * the frame's size there), and the runtime reads from the unwind tables
+ * whether the frame is already set up. A frame whose prologue takes
+ * COPYSTACK_PROBE_FRAME bytes or more (beyond the pushed callee-saved
+ * registers) is checked by LLVM's stack probe instead, a call of
+ * COPYSTACK_SYM_STACK_PROBE with the size in %rax before the frame is
+ * taken: exact, whatever the frame holds. Below that size a frame fits the
+ * guard band's budget for an unchecked frame, pushes included. */
+#define COPYSTACK_OWN_CHECK 0xffffffffffffffffull
+#define COPYSTACK_PROBE_FRAME 208
+#define COPYSTACK_SYM_STACK_PROBE "__copystack_stack_probe"
+
 /* The smallest stack a task starts with (Go's stackMin). */
 #define COPYSTACK_MIN_STACK 2048
 

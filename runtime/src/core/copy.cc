@@ -20,28 +20,49 @@
 
 namespace copystack_rt {
 
-WalkStart walk_from_morestack(MoreStackBlock *n, const FrameInfo &asker) {
+WalkStart walk_from_morestack(MoreStackBlock *n, const Asker &asker) {
   WalkStart ws;
-  uintptr_t *args[kNumArgRegs] = {&n->rdi, &n->rsi, &n->rdx,
-                                  &n->rcx, &n->r8,  &n->r9};
-  for (int i = 0; i < kNumArgRegs; ++i)
-    ws.regs.arg[i] = args[i];
   ws.regs.csr[kRbx] = &n->rbx;
   ws.regs.csr[kR12] = &n->r12;
   ws.regs.csr[kR13] = &n->r13;
   ws.regs.csr[kR14] = &n->r14;
   ws.regs.csr[kR15] = &n->r15;
   ws.regs.rbp = &n->rbp;
-  ws.regs.xmm = n->xmm;
-  ws.asker = asker.map;
-  ws.asker_name = asker.name();
-  // The asking function's incoming stack arguments start above its return
-  // address; LLVM's prologue put their size in %r11.
-  ws.asker_cfa = reinterpret_cast<uintptr_t>(&n->caller_ret) + 8;
-  ws.asker_arg_bytes = n->r11;
-  ws.ra_slot = &n->caller_ret;
   ws.known_lo = reinterpret_cast<uintptr_t>(n);
-  ws.known_hi = reinterpret_cast<uintptr_t>(&n->caller_ret);
+  if (asker.framed) {
+    // A call site in the asking function: its frame is walked from the
+    // block's return address like a suspended task's. Every register in
+    // the block is range-checked (the function's values live across the
+    // check may be anywhere); none is known to be an integer.
+    ws.ra_slot = &n->ret;
+    ws.first_unwritten = true;
+    ws.known_hi = reinterpret_cast<uintptr_t>(&n->caller_ret);
+    return ws;
+  }
+  uintptr_t *args[kNumArgRegs] = {&n->rdi, &n->rsi, &n->rdx,
+                                  &n->rcx, &n->r8,  &n->r9};
+  for (int i = 0; i < kNumArgRegs; ++i)
+    ws.regs.arg[i] = args[i];
+  ws.regs.xmm = n->xmm;
+  ws.asker = asker.fn->map;
+  ws.asker_name = asker.fn->name();
+  // The asking function's return address, above what its prologue pushed
+  // (nothing before LLVM's check; the callee-saved registers before a
+  // probe, which hold its caller's values, range-checked as the block is).
+  auto *ra = reinterpret_cast<uintptr_t *>(
+      reinterpret_cast<uintptr_t>(&n->caller_ret) + asker.pushed);
+  // Its caller's %rbp: in the block, unless the prologue pushed it (and
+  // may have set up its own frame pointer). Nothing here reads the new
+  // copy: the relocator copies it as its walk goes.
+  if (asker.rbp_at >= 0)
+    ws.regs.rbp = reinterpret_cast<uintptr_t *>(
+        reinterpret_cast<uintptr_t>(&n->caller_ret) + asker.rbp_at);
+  // The incoming stack arguments start above the return address; LLVM's
+  // prologue put their size in %r11 (a probe's %r11 is its own).
+  ws.asker_cfa = reinterpret_cast<uintptr_t>(ra) + 8;
+  ws.asker_arg_bytes = asker.pushed ? asker.fn->map->stack_arg_bytes : n->r11;
+  ws.ra_slot = ra;
+  ws.known_hi = reinterpret_cast<uintptr_t>(ra);
   return ws;
 }
 
@@ -74,7 +95,7 @@ std::atomic<uint64_t> g_compacted_tasks{0};
 // fresh and are relocated from the block (kind) at their new place; the
 // task then runs on fresh. Returns where the block is now.
 uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
-                      const Stack &fresh, Block kind, const FrameInfo *asker) {
+                      const Stack &fresh, Block kind, const Asker *asker) {
   const Config &cfg = config();
   CS_CHECK(((fresh.hi - old.hi) & (kMoveAlign - 1)) == 0,
            "a stack moves by a multiple of 64 KiB");
@@ -102,7 +123,7 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
   vg::KeepDefinedness definedness(src, used);
   rel.copy(block, src, used);
   if (kind == Block::kMoreStack) {
-    CS_CHECK(asker, "a growth names the function that asked");
+    CS_CHECK(asker && asker->fn, "a growth names the function that asked");
     rel.run(walk_from_morestack(reinterpret_cast<MoreStackBlock *>(block),
                                 *asker));
   } else {
@@ -114,7 +135,7 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
       report("verify: %u suspicious word(s) after moving the stack of task "
              "%lu (%s)",
              n, (unsigned long)t->id,
-             Demangled(asker ? asker->name() : "suspended").str());
+             Demangled(asker ? asker->fn->name() : "suspended").str());
 
   t->stack = fresh;
   t->copies++;
@@ -130,7 +151,7 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
 } // namespace
 
 Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
-                const FrameInfo *asker, bool to_pool) {
+                const Asker *asker, bool to_pool) {
   const Stack old = t->stack;
   Copy c;
   const uint64_t t0 = now_ns();

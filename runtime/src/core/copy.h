@@ -4,10 +4,15 @@
 // A stack moves in one of two states, each leaving the task's registers in
 // a block on the stack itself:
 //
-//   - growing: the asking function's prologue called __morestack, which
-//     pushed every register (MoreStackBlock, morestack.S); the function's
+//   - growing: the asking function's check called __morestack (or its
+//     prologue called __copystack_stack_probe), which pushed every register
+//     (MoreStackBlock, morestack.S). Under LLVM's prologue the function's
 //     own frame does not exist yet, its arguments are still in registers
-//     and in its caller's outgoing area;
+//     and in its caller's outgoing area. Under the own prologue (abi.h) the
+//     check may also run after the frame is set up, when the block is a
+//     call site in the function like any other (Asker::framed), and the
+//     probe of a big frame runs after the prologue pushed the callee-saved
+//     registers (Asker::pushed);
 //   - suspended: __copystack_switch left the callee-saved registers, %rbp
 //     and the return address into the task (SwitchFrame, switch.S).
 //
@@ -91,10 +96,24 @@ static_assert(offsetof(SwitchFrame, rbp) == SWITCH_RBP, "asm_offsets.h");
 static_assert(offsetof(SwitchFrame, ret) == SWITCH_RET, "asm_offsets.h");
 static_assert(sizeof(SwitchFrame) == SWITCH_FRAME_BYTES, "asm_offsets.h");
 
+// The function that asked for a growth, and how far its frame stands.
+struct Asker {
+  const FrameInfo *fn = nullptr;
+  // Bytes its prologue pushed between its return address and the block
+  // (a probe's callee-saved registers); 0 at a check before the frame.
+  uint32_t pushed = 0;
+  // Of those, where the caller's %rbp is, from the block's end (its
+  // caller_ret); -1: still in the register, in the block.
+  int32_t rbp_at = -1;
+  // Its frame is set up and the block is a call site in it (the own
+  // prologue's check, placed after the frame): walked as any frame.
+  bool framed = false;
+};
+
 // Where the walk of a moved stack starts, for each block (at its new
 // address). The asking function of a growth is known by its frame info,
 // and LLVM's prologue loaded its stack-argument bytes into %r11.
-WalkStart walk_from_morestack(MoreStackBlock *block, const FrameInfo &asker);
+WalkStart walk_from_morestack(MoreStackBlock *block, const Asker &asker);
 WalkStart walk_from_switch(SwitchFrame *frame);
 
 // A finished copy: where the block is now, and what the copy cost.
@@ -113,7 +132,7 @@ enum class Block { kMoreStack, kSwitch };
 // (the kind of copy, growth, move or shrink, is the caller's to count).
 // asker: the asking function for a kMoreStack block, else null.
 Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
-                const FrameInfo *asker, bool to_pool);
+                const Asker *asker, bool to_pool);
 
 // A parked task that keeps only its live bytes (Go has no such thing).
 // compact_suspended copies the used part of suspended task t's stack,

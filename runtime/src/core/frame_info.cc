@@ -272,11 +272,13 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
   if (!on_stack(cfa - 8))
     return false;
   uintptr_t caller = rbp; // unless this function saved it
+  out->rbp_slot = 0;
   if (st.saved[kDwRbp]) {
     uintptr_t at = cfa + st.saved[kDwRbp];
     if (!on_stack(at))
       return false;
     caller = read(at);
+    out->rbp_slot = at;
   }
   out->ret = read(cfa - 8);
   out->rbp = caller;

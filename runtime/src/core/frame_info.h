@@ -89,6 +89,7 @@ const FrameInfo *frame_info_for_function(uintptr_t pc, const char **why);
 // allocation, no lock): for signal handlers and dumps.
 struct UnwindStep {
   uintptr_t ret, rbp, cfa;
+  uintptr_t rbp_slot; // where the function saved its caller's %rbp, or 0
   bool by_rsp;
 };
 bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,

@@ -92,7 +92,17 @@ size_t next_size(size_t size, size_t need, bool fits) {
 
 using namespace copystack_rt;
 
-extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
+namespace {
+
+// What asked for the growth (abi.h, "The stack limit and the prologue").
+enum class Check {
+  kLlvm,  // LLVM's split-stack prologue: %r10 the frame, before the frame
+  kOwn,   // the own prologue's check (%r10 COPYSTACK_OWN_CHECK): before or
+          // after the frame, which the unwind tables say
+  kProbe, // __copystack_stack_probe: %rax the frame about to be taken
+};
+
+uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check) {
   // On the thread's stack, in the task's name (platform/sanitizers.h).
   san::UnseenScope unseen;
   Thread &th = __copystack_thread;
@@ -108,27 +118,47 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
           "more than the %d-byte guard",
           (unsigned long)block, (unsigned long)old.lo, (unsigned long)old.hi,
           COPYSTACK_GUARD);
-  if (*reinterpret_cast<const uint8_t *>(b->ret) != 0xc3)
-    fatal("__morestack was called from %s (%#lx), not from an LLVM "
+  if (check != Check::kProbe && *reinterpret_cast<const uint8_t *>(b->ret) != 0xc3)
+    fatal("__morestack was called from %s (%#lx), not from a "
           "split-stack prologue",
           Demangled(symbol_name(b->ret)).str(), (unsigned long)b->ret);
   // The monitor asked the task to yield (sched/preempt.h): through the
-  // limit, or, while the thread was in the runtime, through preempt_seq.
+  // limit, or, while the thread was in the runtime, through preempt_seq. A
+  // probe leaves it to the check after the prologue.
   const uintptr_t yield =
-      limit == COPYSTACK_PREEMPT_LIMIT ||
-              __atomic_load_n(&th.preempt_seq, __ATOMIC_RELAXED) == th.run_seq
+      check != Check::kProbe &&
+              (limit == COPYSTACK_PREEMPT_LIMIT ||
+               __atomic_load_n(&th.preempt_seq, __ATOMIC_RELAXED) == th.run_seq)
           ? 1
           : 0;
   const char *why = "unknown";
-  const FrameInfo *asker = frame_info_for_function(b->ret, &why);
-  if (!asker)
+  Asker asker;
+  asker.fn = frame_info_for_function(b->ret, &why);
+  if (!asker.fn)
     fatal("__morestack was called from %s: %s",
           Demangled(symbol_name(b->ret)).str(), why);
-
-  const size_t frame = b->r10;
+  size_t frame = b->r10;
+  if (check != Check::kLlvm) {
+    // How far the asker's frame stands, by its unwind tables at the call.
+    UnwindStep u;
+    if (!unwind_step(b->ret - 1, sp, b->rbp, old.lo, old.hi, &u))
+      fatal("%s's frame at its stack check (%#lx) has no unwind rule the "
+            "runtime follows",
+            Demangled(asker.fn->name()).str(), (unsigned long)b->ret);
+    if (check == Check::kProbe) {
+      frame = b->rax;
+      asker.pushed = static_cast<uint32_t>(u.cfa - 8 - sp);
+      if (u.rbp_slot)
+        asker.rbp_at = static_cast<int32_t>(u.rbp_slot - sp);
+    } else {
+      frame = 0; // a frame below the guard's budget, or already taken
+      asker.framed = u.cfa != sp + 8;
+    }
+  }
   const uintptr_t asker_pc = b->ret; // b is on the old stack, freed below
   const size_t live = old.hi - sp;
-  const uintptr_t probe = frame < kSmallFrame ? sp : sp - frame;
+  const uintptr_t probe =
+      check != Check::kProbe && frame < kSmallFrame ? sp : sp - frame;
   Config &cfg = config();
   const size_t max = cfg.max_stack.load();
   // In-place calls kept finding too little room (abi.h,
@@ -143,11 +173,12 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
     room = 0;
   const bool fits = fits_with(room);
 
-  if (cfg.verify && !(asker->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
-      b->r11 != asker->map->stack_arg_bytes)
+  if (cfg.verify && check != Check::kProbe &&
+      !(asker.fn->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
+      b->r11 != asker.fn->map->stack_arg_bytes)
     fatal("verify: the frame map of %s says %u bytes of stack arguments, "
-          "LLVM's prologue says %lu",
-          Demangled(asker->name()).str(), asker->map->stack_arg_bytes,
+          "its prologue says %lu",
+          Demangled(asker.fn->name()).str(), asker.fn->map->stack_arg_bytes,
           (unsigned long)b->r11);
 
   if (fits && !cfg.stress) {
@@ -158,9 +189,9 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
 
   const size_t size = next_size(old.size(), live + frame + room, fits);
   if (size > max)
-    over_limit(task, b, size, max, asker->name(), frame, live);
+    over_limit(task, b, size, max, asker.fn->name(), frame, live);
 
-  const Copy c = copy_stack(task, size, block, Block::kMoreStack, asker,
+  const Copy c = copy_stack(task, size, block, Block::kMoreStack, &asker,
                             /*to_pool=*/false);
   const Stack fresh = task->stack;
   if (cfg.verify) // below the block is poison already; the asker writes on
@@ -182,7 +213,7 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
   ev.used = live;
   ev.headroom = sp - old.lo;
   ev.frame = frame;
-  ev.function = asker->name();
+  ev.function = asker.fn->name();
   ev.ns = c.ns;
   ev.forced = !grew;
   publish_growth(ev);
@@ -197,4 +228,14 @@ extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
                     moved->rbp, c.used);
   }
   return c.block | yield;
+}
+
+} // namespace
+
+extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
+  return grow(b, limit, b->r10 == COPYSTACK_OWN_CHECK ? Check::kOwn : Check::kLlvm);
+}
+
+extern "C" uintptr_t __copystack_grow_probe(MoreStackBlock *b, uintptr_t limit) {
+  return grow(b, limit, Check::kProbe);
 }

@@ -461,7 +461,12 @@ void Relocator::run(const WalkStart &s) {
     copy_to(cfa);
     // The copy did all a frame needs unless its map knows integers or
     // names memory off the frame (most frames of a deep recursion).
-    if (!fi->plain || verify) {
+    if (nframes == 0 && s.first_unwritten) {
+      if (verify)
+        frames_.push_back(Frame{frame_lo, cfa, fi->name(), base});
+      known(frame_lo, cfa - frame_lo);
+      copied = pend_to_;
+    } else if (!fi->plain || verify) {
       if (verify)
         frames_.push_back(Frame{frame_lo, cfa, fi->name(), base});
       frame_words(frame_lo, base, fi->skip, fi->nskip);

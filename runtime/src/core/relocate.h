@@ -54,6 +54,11 @@ struct WalkStart {
   uint64_t asker_arg_bytes = 0; // %r11 from its prologue
   // The slot holding the return address into the first frame to walk.
   uintptr_t *ra_slot = nullptr;
+  // The first frame is the asking function's at its own check (copy.h,
+  // Asker::framed): set up, but nothing of the program's written to it
+  // yet, so its map's slots hold no value; its words are range-checked
+  // only, none put back and no slot followed.
+  bool first_unwritten = false;
   // Words the runtime itself pushed (register block, switch frame).
   uintptr_t known_lo = 0, known_hi = 0;
   // Of those, words that hold integers (the switch frame's thread state):

@@ -47,7 +47,15 @@ import lit.formats
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
-if config.cs_cpu != "auto":
+# The own prologue (cs_cpu "own": the pass's check and LLVM's stack probe
+# in place of LLVM's split-stack prologue, copystack/abi.h
+# COPYSTACK_OWN_CHECK), on the CPU's own code.
+prologue = ""
+if config.cs_cpu == "own":
+    config.name += "-own"
+    prologue = " -mllvm -copystack-prologue=own"
+    config.available_features.add("own-prologue")
+elif config.cs_cpu != "auto":
     config.name += "-" + config.cs_cpu
     with open("/proc/cpuinfo") as f:
         flags = next((line.split(":", 1)[1].split() for line in f
@@ -78,9 +86,9 @@ if san_flags:
 
 opt = f"-{config.cs_opt} -g"
 config.substitutions.append(
-    ("%cc", f"{config.cs_bin}/copystack-cc {opt}{san_flags}"))
+    ("%cc", f"{config.cs_bin}/copystack-cc {opt}{san_flags}{prologue}"))
 config.substitutions.append(
-    ("%cxx", f"{config.cs_bin}/copystack-c++ {opt}{san_flags}"))
+    ("%cxx", f"{config.cs_bin}/copystack-c++ {opt}{san_flags}{prologue}"))
 # The same program built without copystack: its output is the reference.
 clang = os.path.join(config.cs_llvm_bin, "clang")
 plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "

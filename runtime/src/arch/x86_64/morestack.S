@@ -32,23 +32,8 @@
 
 #define TCB_LIMIT %fs:COPYSTACK_TCB_LIMIT
 
-	.text
-	.globl	__morestack
-	.type	__morestack,@function
-	/* gold sends split-stack code that calls code without split-stack
-	 * notes here, under libgcc's name for it. */
-	.globl	__morestack_non_split
-	.type	__morestack_non_split,@function
-	/* The name instrumented shared libraries call (morestack_stub.S). */
-	.globl	__copystack_morestack
-	.type	__copystack_morestack,@function
-	.p2align 4
-__morestack:
-__morestack_non_split:
-__copystack_morestack:
-	.cfi_startproc
-	cmpq	$0, TCB_LIMIT
-	je	.Lspurious
+/* Pushes the register block (the layout above) and leaves %rsp at it. */
+.macro SAVE_BLOCK
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
@@ -95,7 +80,12 @@ __copystack_morestack:
 	movdqu	%xmm5, 80(%rsp)
 	movdqu	%xmm6, 96(%rsp)
 	movdqu	%xmm7, 112(%rsp)
+.endm
 
+/* With the block at %rsp: %rbx keeps it, fn(block, limit) runs on the
+ * thread's own stack with the limit 0 (no check fails there), and %rax is
+ * what fn returned. */
+.macro CALL_ON_THREAD_STACK fn
 	/* %rbx (saved above) keeps the block across the call: the unwinder and
 	 * gdb find the asking function's frame through it. */
 	movq	%rsp, %rbx
@@ -106,21 +96,12 @@ __copystack_morestack:
 	movq	%fs:THREAD_SCHED_SP(%rax), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT
-	call	__copystack_grow
+	call	\fn
+.endm
 
-	/* Resume on the block __copystack_grow returned, yielding first when
-	 * its bit 0 says so. */
-	movq	%rax, %rcx
-	andq	$-2, %rax
-	movq	%rax, %rsp
-	.cfi_def_cfa_register %rsp
-	movq	__copystack_thread@gottpoff(%rip), %rax
-	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
-	movq	%rax, TCB_LIMIT
-	testb	$1, %cl
-	jz	1f
-	call	__copystack_preempt
-1:
+/* Restores the registers from the block at %rsp, clears it and pops it, up
+ * to the return address into the asking function. */
+.macro RESTORE_BLOCK
 	movdqu	0(%rsp), %xmm0
 	movdqu	16(%rsp), %xmm1
 	movdqu	32(%rsp), %xmm2
@@ -160,6 +141,41 @@ __copystack_morestack:
 	.endr
 	addq	$248, %rsp
 	.cfi_adjust_cfa_offset -248
+.endm
+
+	.text
+	.globl	__morestack
+	.type	__morestack,@function
+	/* gold sends split-stack code that calls code without split-stack
+	 * notes here, under libgcc's name for it. */
+	.globl	__morestack_non_split
+	.type	__morestack_non_split,@function
+	/* The name instrumented shared libraries call (morestack_stub.S). */
+	.globl	__copystack_morestack
+	.type	__copystack_morestack,@function
+	.p2align 4
+__morestack:
+__morestack_non_split:
+__copystack_morestack:
+	.cfi_startproc
+	cmpq	$0, TCB_LIMIT
+	je	.Lspurious
+	SAVE_BLOCK
+	CALL_ON_THREAD_STACK __copystack_grow
+	/* Resume on the block __copystack_grow returned, yielding first when
+	 * its bit 0 says so. */
+	movq	%rax, %rcx
+	andq	$-2, %rax
+	movq	%rax, %rsp
+	.cfi_def_cfa_register %rsp
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+	movq	%rax, TCB_LIMIT
+	testb	$1, %cl
+	jz	1f
+	call	__copystack_preempt
+1:
+	RESTORE_BLOCK
 .Lspurious:
 	/* Past the one-byte "ret" that follows the call in LLVM's prologue. */
 	addq	$1, (%rsp)
@@ -168,6 +184,56 @@ __copystack_morestack:
 	.size	__morestack, .-__morestack
 	.size	__morestack_non_split, .-__morestack_non_split
 	.size	__copystack_morestack, .-__copystack_morestack
+
+
+/*
+ * __copystack_stack_probe: the check of a frame too big for the guard band
+ * (abi.h, "The stack limit and the prologue": the own prologue). LLVM's
+ * prologue calls it, by the name in the function's "probe-stack"
+ * attribute, after pushing the callee-saved registers and before it takes
+ * the rest of the frame:
+ *   %rax = the bytes it is about to take (it then does subq %rax, %rsp),
+ *   [%rsp] = return address into the prologue,
+ * and every other register live: a probe keeps all but %r11 and the flags.
+ * When %rsp - %rax would be at or below the limit, it saves every register
+ * in a block as __morestack does and calls __copystack_grow_probe(block,
+ * limit) on the thread's stack, which returns the block's address in the
+ * (possibly new) stack; it restores the registers there and returns into
+ * the prologue. A pending preemption is left to the check that follows
+ * the prologue.
+ */
+	.text
+	.globl	__copystack_stack_probe
+	.type	__copystack_stack_probe,@function
+	/* The name instrumented shared libraries reach (morestack_stub.S). */
+	.globl	__copystack_probe
+	.type	__copystack_probe,@function
+	.p2align 4
+__copystack_stack_probe:
+__copystack_probe:
+	.cfi_startproc
+	leaq	8(%rsp), %r11
+	subq	%rax, %r11
+	jb	1f
+	cmpq	TCB_LIMIT, %r11
+	jbe	1f
+	ret
+1:
+	cmpq	$0, TCB_LIMIT
+	je	2f
+	SAVE_BLOCK
+	CALL_ON_THREAD_STACK __copystack_grow_probe
+	movq	%rax, %rsp
+	.cfi_def_cfa_register %rsp
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+	movq	%rax, TCB_LIMIT
+	RESTORE_BLOCK
+2:
+	ret
+	.cfi_endproc
+	.size	__copystack_stack_probe, .-__copystack_stack_probe
+	.size	__copystack_probe, .-__copystack_probe
 
 	/* Both split-stack notes: gold and lld leave calls into an object with
 	 * .note.GNU-split-stack alone, and do not insist on finding split-stack

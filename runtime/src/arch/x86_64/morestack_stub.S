@@ -29,6 +29,18 @@ __morestack_non_split:
 	.size	__morestack, .-__morestack
 	.size	__morestack_non_split, .-__morestack_non_split
 
+	/* The frame check of big frames under the own prologue (morestack.S),
+	 * bound the same way. */
+	.globl	__copystack_stack_probe
+	.hidden	__copystack_stack_probe
+	.type	__copystack_stack_probe,@function
+	.p2align 4
+__copystack_stack_probe:
+	.cfi_startproc
+	jmp	*__copystack_probe@GOTPCREL(%rip)
+	.cfi_endproc
+	.size	__copystack_stack_probe, .-__copystack_stack_probe
+
 	.section .note.GNU-split-stack,"",@progbits
 	.section .note.GNU-no-split-stack,"",@progbits
 	.section .note.GNU-stack,"",@progbits
