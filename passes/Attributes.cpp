@@ -188,8 +188,9 @@ static bool makesCallOfItsOwn(const Function &F) {
 // __morestack together, so that LLVM sees no call and may still shrink-wrap
 // the frame past it; the runtime reads from the unwind tables at the call
 // whether the frame was set up before it. The asm keeps every register
-// __morestack keeps (the general ones, xmm0-7); the runtime's own code may
-// use the other vector registers, which LLVM must then not hold values in
+// __morestack keeps (the general ones, xmm0-7 whole: morestack.S keeps
+// their upper bits too); the runtime's own code may use the other vector
+// registers and the AVX-512 masks, which LLVM must then not hold values in
 // across the check.
 static void insertOwnCheck(Function &F) {
   LLVMContext &Ctx = F.getContext();
@@ -197,11 +198,16 @@ static void insertOwnCheck(Function &F) {
                 "the check's instructions below");
   std::string Clobbers = "~{r10},~{r11}";
   unsigned Vectors = 16;
-  if (F.getFnAttribute("target-features").getValueAsString().contains(
-          "+avx512f"))
+  const bool Avx512 =
+      F.getFnAttribute("target-features").getValueAsString().contains(
+          "+avx512f");
+  if (Avx512)
     Vectors = 32;
   for (unsigned R = 8; R < Vectors; ++R)
     Clobbers += ",~{xmm" + std::to_string(R) + "}";
+  // The runtime's AVX-512 code may use the mask registers.
+  for (unsigned R = 0; Avx512 && R < 8; ++R)
+    Clobbers += ",~{k" + std::to_string(R) + "}";
   InlineAsm *Check = x86Asm(
       FunctionType::get(Type::getVoidTy(Ctx), false),
       "cmpq %fs:0x70, %rsp\n\tja 1f\n\tmovq $$-1, %r10\n\tmovl $$" +
@@ -259,8 +265,13 @@ void setAttributes(Function &F, bool HasLocals) {
               (HasLocals || Asked == "all" || Asked == "non-leaf");
   F.addFnAttr("frame-pointer", Keep ? "all" : "none");
   // Locals sit at fixed %rbp offsets only in frames LLVM does not realign:
-  // over-aligned locals are pinned, and AVX spills use unaligned moves.
-  F.addFnAttr("no-realign-stack");
+  // over-aligned locals are pinned, and AVX spills use unaligned moves. A
+  // frame whose map describes no locals may be realigned: a vector argument
+  // aligned to 32 or 64 bytes that a call passes in memory (a function
+  // compiled for AVX by a target attribute) is stored there with aligned
+  // moves (test/lit/e2e/vector_args_wide.c).
+  if (HasLocals)
+    F.addFnAttr("no-realign-stack");
   F.setUWTableKind(UWTableKind::Async);
   // Prefix data sits right before the entry; keep the entry aligned.
   if (!F.getAlign() || F.getAlign()->value() < 16)

@@ -24,6 +24,7 @@
 // frame, not left behind by a returned one.
 #include "platform/split_stack_notes.h"
 #include "platform/config.h"
+#include "platform/cpu.h"
 #include "platform/demangle.h"
 #include "platform/fatal.h"
 #include "core/frame_info.h"
@@ -102,7 +103,36 @@ enum class Check {
   kProbe, // __copystack_stack_probe: %rax the frame about to be taken
 };
 
-uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check) {
+// Bytes a yield at a check needs below the block when the wide vector
+// registers go there (morestack.S: 512 of them, then __copystack_preempt's
+// registers and the switch frame of the park).
+constexpr size_t kYieldRoom = 512 + 256;
+
+// The vector argument registers' bits above the block's xmm0-7, which
+// morestack.S keeps in wide (ymm0-7 or zmm0-7, __copystack_vector_width)
+// while the runtime runs: after a move, the 8-byte lanes there that point
+// into the old stack move with it, when the asking function's vector
+// arguments may carry pointers (its map's VECTOR_ARGS) or are not known
+// (a check after the frame).
+void relocate_wide(uint8_t *wide, bool all, const Stack &old,
+                   const Stack &fresh) {
+  const unsigned width = __copystack_vector_width;
+  if (!width || !all)
+    return;
+  const size_t reg = width == 2 ? 64 : 32;
+  for (unsigned r = 0; r < 8; ++r)
+    for (size_t lane = 2; lane < reg / 8; ++lane) {
+      uint64_t v;
+      memcpy(&v, wide + r * reg + lane * 8, 8);
+      if (v >= old.lo && v < old.hi) {
+        v += fresh.hi - old.hi;
+        memcpy(wide + r * reg + lane * 8, &v, 8);
+      }
+    }
+}
+
+uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
+               uint8_t *wide) {
   // On the thread's stack, in the task's name (platform/sanitizers.h).
   san::UnseenScope unseen;
   Thread &th = __copystack_thread;
@@ -171,7 +201,10 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check) {
   auto fits_with = [&](size_t r) { return probe - r > old.lo + COPYSTACK_GUARD; };
   if (room && next_size(old.size(), live + frame + room, fits_with(room)) > max)
     room = 0;
-  const bool fits = fits_with(room);
+  // A yield parks the task with the wide vector registers below the block.
+  const bool fits = fits_with(room) &&
+                    !(yield && __copystack_vector_width &&
+                      block - old.lo < kYieldRoom);
 
   if (cfg.verify && check != Check::kProbe &&
       !(asker.fn->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
@@ -194,6 +227,11 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check) {
   const Copy c = copy_stack(task, size, block, Block::kMoreStack, &asker,
                             /*to_pool=*/false);
   const Stack fresh = task->stack;
+  relocate_wide(wide,
+                asker.framed ||
+                    (asker.fn->map->flags & (COPYSTACK_MAPF_VECTOR_ARGS |
+                                             COPYSTACK_MAPF_ARGS_CONSERVATIVE)),
+                old, fresh);
   if (cfg.verify) // below the block is poison already; the asker writes on
     scrub(task, c.block, frame);
   th.task_lo = fresh.lo;
@@ -232,10 +270,13 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check) {
 
 } // namespace
 
-extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit) {
-  return grow(b, limit, b->r10 == COPYSTACK_OWN_CHECK ? Check::kOwn : Check::kLlvm);
+extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit,
+                                       uint8_t *wide) {
+  return grow(b, limit,
+              b->r10 == COPYSTACK_OWN_CHECK ? Check::kOwn : Check::kLlvm, wide);
 }
 
-extern "C" uintptr_t __copystack_grow_probe(MoreStackBlock *b, uintptr_t limit) {
-  return grow(b, limit, Check::kProbe);
+extern "C" uintptr_t __copystack_grow_probe(MoreStackBlock *b, uintptr_t limit,
+                                             uint8_t *wide) {
+  return grow(b, limit, Check::kProbe, wide);
 }

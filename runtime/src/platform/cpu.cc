@@ -6,6 +6,10 @@
 
 #include <cstring>
 
+extern "C" {
+unsigned char __copystack_vector_width = 0;
+}
+
 namespace copystack_rt {
 
 namespace {
@@ -35,6 +39,21 @@ bool cpu_supports(CpuVariant v) {
   default: return true;
   }
 }
+
+void set_vector_width() {
+  __builtin_cpu_init();
+  __copystack_vector_width = __builtin_cpu_supports("avx512f") ? 2
+                             : __builtin_cpu_supports("avx")   ? 1
+                                                               : 0;
+}
+
+namespace {
+// Before any task runs (the program's main is one: it starts after the
+// constructors).
+__attribute__((constructor)) void vector_width_at_start() {
+  set_vector_width();
+}
+} // namespace
 
 CpuVariant cpu_variant() {
   CpuVariant want = config().cpu;

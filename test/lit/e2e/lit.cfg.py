@@ -121,6 +121,13 @@ config.substitutions.append(
     ("%exits", "sh " + os.path.join(config.test_source_root, "Inputs",
                                      "exit-status.sh")))
 config.available_features.add(config.cs_mode)
+# The vector units of this CPU, for programs built for them (cpu-avx2,
+# cpu-avx512f).
+with open("/proc/cpuinfo") as f:
+    for flag in next((line.split(":", 1)[1].split() for line in f
+                      if line.startswith("flags")), []):
+        if flag in ("avx2", "avx512f"):
+            config.available_features.add("cpu-" + flag)
 import shutil
 if shutil.which("gdb"):
     config.available_features.add("gdb")

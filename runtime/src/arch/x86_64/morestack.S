@@ -32,6 +32,40 @@
 
 #define TCB_LIMIT %fs:COPYSTACK_TCB_LIMIT
 
+/* ymm0-7 or zmm0-7 whole at %rsp, by __copystack_vector_width (cpu.h:
+ * 0 none, 1 AVX, 2 AVX-512); the flags change. The AVX-512 mask registers
+ * are no arguments, and the own prologue's check names them clobbered. */
+#define VEC_SAVE_BYTES 512
+.macro SAVE_WIDE
+	cmpb	$1, __copystack_vector_width(%rip)
+	jb	9f
+	je	8f
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	vmovdqu64 %zmm\r, 64*\r(%rsp)
+	.endr
+	jmp	9f
+8:
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	vmovdqu	%ymm\r, 32*\r(%rsp)
+	.endr
+9:
+.endm
+
+.macro RESTORE_WIDE
+	cmpb	$1, __copystack_vector_width(%rip)
+	jb	9f
+	je	8f
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	vmovdqu64 64*\r(%rsp), %zmm\r
+	.endr
+	jmp	9f
+8:
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	vmovdqu	32*\r(%rsp), %ymm\r
+	.endr
+9:
+.endm
+
 /* Pushes the register block (the layout above) and leaves %rsp at it. */
 .macro SAVE_BLOCK
 	pushq	%rbp
@@ -96,7 +130,16 @@
 	movq	%fs:THREAD_SCHED_SP(%rax), %rsp
 	andq	$-16, %rsp
 	movq	$0, TCB_LIMIT
+	/* The vector argument registers beyond their low 128 bits (the block
+	 * keeps xmm0-7): the runtime's own code may change them (its AVX copy
+	 * ends with vzeroupper). fn's third argument is the save area; the
+	 * block's xmm0-7, restored after it with legacy SSE moves, keep the
+	 * upper bits these put back. */
+	subq	$VEC_SAVE_BYTES, %rsp
+	movq	%rsp, %rdx
+	SAVE_WIDE
 	call	\fn
+	RESTORE_WIDE
 .endm
 
 /* Restores the registers from the block at %rsp, clears it and pops it, up
@@ -173,7 +216,15 @@ __copystack_morestack:
 	movq	%rax, TCB_LIMIT
 	testb	$1, %cl
 	jz	1f
+	/* Parked, the task leaves the thread to others, whose code changes
+	 * every vector register: the wide ones go below the block, on a stack
+	 * that does not move while its task is preempted, and which
+	 * __copystack_grow made room on (COPYSTACK_YIELD_ROOM). */
+	subq	$VEC_SAVE_BYTES, %rsp
+	SAVE_WIDE
 	call	__copystack_preempt
+	RESTORE_WIDE
+	addq	$VEC_SAVE_BYTES, %rsp
 1:
 	RESTORE_BLOCK
 .Lspurious:
