@@ -214,6 +214,11 @@ static void insertOwnCheck(Function &F) {
           Twine(computeArgLayout(F).StackBytes) +
           ", %r11d\n\tcallq " COPYSTACK_SYM_MORESTACK "\n\tretq\n1:",
       Clobbers);
+  // The check belongs at its function's entry: inlined (by LTO, after
+  // this pass) it would stand in the middle of another function's frame,
+  // which the runtime would take for one nothing has been written to.
+  F.removeFnAttr(Attribute::AlwaysInline);
+  F.addFnAttr(Attribute::NoInline);
   BasicBlock &Entry = F.getEntryBlock();
   IRBuilder<> B(&Entry, Entry.getFirstNonPHIOrDbgOrAlloca());
   if (DISubprogram *SP = F.getSubprogram())

@@ -39,13 +39,15 @@ WalkStart walk_from_morestack(MoreStackBlock *n, const Asker &asker) {
     ws.known_hi = reinterpret_cast<uintptr_t>(&n->caller_ret);
     return ws;
   }
-  uintptr_t *args[kNumArgRegs] = {&n->rdi, &n->rsi, &n->rdx,
-                                  &n->rcx, &n->r8,  &n->r9};
-  for (int i = 0; i < kNumArgRegs; ++i)
-    ws.regs.arg[i] = args[i];
-  ws.regs.xmm = n->xmm;
-  ws.asker = asker.fn->map;
   ws.asker_name = asker.fn->name();
+  if (!asker.args_unknown) {
+    uintptr_t *args[kNumArgRegs] = {&n->rdi, &n->rsi, &n->rdx,
+                                    &n->rcx, &n->r8,  &n->r9};
+    for (int i = 0; i < kNumArgRegs; ++i)
+      ws.regs.arg[i] = args[i];
+    ws.regs.xmm = n->xmm;
+    ws.asker = asker.fn->map;
+  }
   // The asking function's return address, above what its prologue pushed
   // (nothing before LLVM's check; the callee-saved registers before a
   // probe, which hold its caller's values, range-checked as the block is).
@@ -60,7 +62,8 @@ WalkStart walk_from_morestack(MoreStackBlock *n, const Asker &asker) {
   // The incoming stack arguments start above the return address; LLVM's
   // prologue put their size in %r11 (a probe's %r11 is its own).
   ws.asker_cfa = reinterpret_cast<uintptr_t>(ra) + 8;
-  ws.asker_arg_bytes = asker.pushed ? asker.fn->map->stack_arg_bytes : n->r11;
+  ws.asker_arg_bytes =
+      asker.args_unknown ? asker.fn->map->stack_arg_bytes : n->r11;
   ws.ra_slot = ra;
   ws.known_hi = reinterpret_cast<uintptr_t>(ra);
   return ws;

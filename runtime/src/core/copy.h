@@ -108,6 +108,10 @@ struct Asker {
   // Its frame is set up and the block is a call site in it (the own
   // prologue's check, placed after the frame): walked as any frame.
   bool framed = false;
+  // Its registers may no longer be its arguments where the map says (the
+  // own prologue's check and the probe): all of them range-checked, none
+  // put back; its incoming stack arguments' size is its map's.
+  bool args_unknown = false;
 };
 
 // Where the walk of a moved stack starts, for each block (at its new

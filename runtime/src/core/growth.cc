@@ -119,7 +119,7 @@ void relocate_wide(uint8_t *wide, bool all, const Stack &old,
   const unsigned width = __copystack_vector_width;
   if (!width || !all)
     return;
-  const size_t reg = width == 2 ? 64 : 32;
+  const size_t reg = width >= 2 ? 64 : 32;
   for (unsigned r = 0; r < 8; ++r)
     for (size_t lane = 2; lane < reg / 8; ++lane) {
       uint64_t v;
@@ -156,9 +156,8 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
   // limit, or, while the thread was in the runtime, through preempt_seq. A
   // probe leaves it to the check after the prologue.
   const uintptr_t yield =
-      check != Check::kProbe &&
-              (limit == COPYSTACK_PREEMPT_LIMIT ||
-               __atomic_load_n(&th.preempt_seq, __ATOMIC_RELAXED) == th.run_seq)
+      limit == COPYSTACK_PREEMPT_LIMIT ||
+              __atomic_load_n(&th.preempt_seq, __ATOMIC_RELAXED) == th.run_seq
           ? 1
           : 0;
   const char *why = "unknown";
@@ -175,6 +174,10 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
       fatal("%s's frame at its stack check (%#lx) has no unwind rule the "
             "runtime follows",
             Demangled(asker.fn->name()).str(), (unsigned long)b->ret);
+    // Neither check need be at the function's entry (shrink-wrapping may
+    // move the prologue, and with it the probe, past code that reorders
+    // registers): its registers are range-checked, none put back.
+    asker.args_unknown = true;
     if (check == Check::kProbe) {
       frame = b->rax;
       asker.pushed = static_cast<uint32_t>(u.cfa - 8 - sp);
@@ -201,10 +204,11 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
   auto fits_with = [&](size_t r) { return probe - r > old.lo + COPYSTACK_GUARD; };
   if (room && next_size(old.size(), live + frame + room, fits_with(room)) > max)
     room = 0;
-  // A yield parks the task with the wide vector registers below the block.
+  // A yield at a check parks the task with the wide vector registers below
+  // the block (a probe's is taken by the check after the prologue).
   const bool fits = fits_with(room) &&
-                    !(yield && __copystack_vector_width &&
-                      block - old.lo < kYieldRoom);
+                    !(yield && check != Check::kProbe &&
+                      __copystack_vector_width && block - old.lo < kYieldRoom);
 
   if (cfg.verify && check != Check::kProbe &&
       !(asker.fn->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
@@ -228,7 +232,7 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
                             /*to_pool=*/false);
   const Stack fresh = task->stack;
   relocate_wide(wide,
-                asker.framed ||
+                asker.args_unknown ||
                     (asker.fn->map->flags & (COPYSTACK_MAPF_VECTOR_ARGS |
                                              COPYSTACK_MAPF_ARGS_CONSERVATIVE)),
                 old, fresh);

@@ -42,9 +42,11 @@ bool cpu_supports(CpuVariant v) {
 
 void set_vector_width() {
   __builtin_cpu_init();
-  __copystack_vector_width = __builtin_cpu_supports("avx512f") ? 2
-                             : __builtin_cpu_supports("avx")   ? 1
-                                                               : 0;
+  __copystack_vector_width =
+      __builtin_cpu_supports("avx512f")
+          ? (__builtin_cpu_supports("avx512bw") ? 3 : 2)
+      : __builtin_cpu_supports("avx") ? 1
+                                      : 0;
 }
 
 namespace {

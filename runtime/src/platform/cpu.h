@@ -31,7 +31,8 @@ CpuVariant cpu_variant();
 
 // How much of the vector argument registers __morestack and the stack
 // probe keep beyond the block's xmm0-7 while the runtime runs (morestack.S):
-// 0 nothing (no AVX), 1 ymm0-7 (AVX), 2 zmm0-7 (AVX-512), as this CPU and
+// 0 nothing (no AVX), 1 ymm (AVX), 2 zmm and 16-bit masks (AVX-512F), 3 zmm
+// and 64-bit masks (AVX-512BW), as this CPU and
 // its kernel's saved state have them, whatever COPYSTACK_CPU says (it
 // chooses the runtime's own code, not the program's). Set before main.
 void set_vector_width();

@@ -31,8 +31,8 @@ __attribute__((noinline)) static int leaf_load(const volatile int *p) {
 }
 
 // The stale address goes to reader through memory: an integer argument
-// is a register at reader's stack check, which under the own prologue's
-// check after the frame is range-checked as any register (docs/maps.md).
+// is a register at reader's stack check, which under the own prologue is
+// range-checked as any register (docs/maps.md).
 static volatile uintptr_t stale;
 
 __attribute__((noinline)) static int reader(void) {

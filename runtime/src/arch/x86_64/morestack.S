@@ -32,37 +32,80 @@
 
 #define TCB_LIMIT %fs:COPYSTACK_TCB_LIMIT
 
-/* ymm0-7 or zmm0-7 whole at %rsp, by __copystack_vector_width (cpu.h:
- * 0 none, 1 AVX, 2 AVX-512); the flags change. The AVX-512 mask registers
- * are no arguments, and the own prologue's check names them clobbered. */
-#define VEC_SAVE_BYTES 512
-.macro SAVE_WIDE
+/* The vector registers whole at %rsp, by __copystack_vector_width (cpu.h:
+ * 0 none, 1 AVX, 2 AVX-512F, 3 AVX-512F and BW): the argument registers
+ * ymm0-7 or zmm0-7 (512 bytes at most), or with all=1 every vector
+ * register and the AVX-512 masks (VEC_ALL_BYTES), for the stack probe,
+ * which LLVM takes to keep every register. The flags change. */
+#define VEC_ARGS_BYTES 512
+#define VEC_ALL_BYTES 2112
+.macro SAVE_WIDE all
 	cmpb	$1, __copystack_vector_width(%rip)
 	jb	9f
 	je	8f
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	vmovdqu64 %zmm\r, 64*\r(%rsp)
 	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	vmovdqu64 %zmm\r, 64*\r(%rsp)
+	.endr
+	cmpb	$3, __copystack_vector_width(%rip)
+	jb	7f
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	kmovq	%k\r, 2048+8*\r(%rsp)
+	.endr
+	jmp	9f
+7:
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	kmovw	%k\r, 2048+8*\r(%rsp)
+	.endr
+	.endif
 	jmp	9f
 8:
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	vmovdqu	%ymm\r, 32*\r(%rsp)
 	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	%ymm\r, 32*\r(%rsp)
+	.endr
+	.endif
 9:
 .endm
 
-.macro RESTORE_WIDE
+.macro RESTORE_WIDE all
 	cmpb	$1, __copystack_vector_width(%rip)
 	jb	9f
 	je	8f
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	vmovdqu64 64*\r(%rsp), %zmm\r
 	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	vmovdqu64 64*\r(%rsp), %zmm\r
+	.endr
+	cmpb	$3, __copystack_vector_width(%rip)
+	jb	7f
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	kmovq	2048+8*\r(%rsp), %k\r
+	.endr
+	jmp	9f
+7:
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	kmovw	2048+8*\r(%rsp), %k\r
+	.endr
+	.endif
 	jmp	9f
 8:
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	vmovdqu	32*\r(%rsp), %ymm\r
 	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	32*\r(%rsp), %ymm\r
+	.endr
+	.endif
 9:
 .endm
 
@@ -119,7 +162,7 @@
 /* With the block at %rsp: %rbx keeps it, fn(block, limit) runs on the
  * thread's own stack with the limit 0 (no check fails there), and %rax is
  * what fn returned. */
-.macro CALL_ON_THREAD_STACK fn
+.macro CALL_ON_THREAD_STACK fn, all
 	/* %rbx (saved above) keeps the block across the call: the unwinder and
 	 * gdb find the asking function's frame through it. */
 	movq	%rsp, %rbx
@@ -135,11 +178,12 @@
 	 * ends with vzeroupper). fn's third argument is the save area; the
 	 * block's xmm0-7, restored after it with legacy SSE moves, keep the
 	 * upper bits these put back. */
-	subq	$VEC_SAVE_BYTES, %rsp
+	subq	$VEC_ALL_BYTES, %rsp
+	andq	$-64, %rsp
 	movq	%rsp, %rdx
-	SAVE_WIDE
+	SAVE_WIDE \all
 	call	\fn
-	RESTORE_WIDE
+	RESTORE_WIDE \all
 .endm
 
 /* Restores the registers from the block at %rsp, clears it and pops it, up
@@ -204,7 +248,7 @@ __copystack_morestack:
 	cmpq	$0, TCB_LIMIT
 	je	.Lspurious
 	SAVE_BLOCK
-	CALL_ON_THREAD_STACK __copystack_grow
+	CALL_ON_THREAD_STACK __copystack_grow, 0
 	/* Resume on the block __copystack_grow returned, yielding first when
 	 * its bit 0 says so. */
 	movq	%rax, %rcx
@@ -220,11 +264,11 @@ __copystack_morestack:
 	 * every vector register: the wide ones go below the block, on a stack
 	 * that does not move while its task is preempted, and which
 	 * __copystack_grow made room on (COPYSTACK_YIELD_ROOM). */
-	subq	$VEC_SAVE_BYTES, %rsp
-	SAVE_WIDE
+	subq	$VEC_ARGS_BYTES, %rsp
+	SAVE_WIDE 0
 	call	__copystack_preempt
-	RESTORE_WIDE
-	addq	$VEC_SAVE_BYTES, %rsp
+	RESTORE_WIDE 0
+	addq	$VEC_ARGS_BYTES, %rsp
 1:
 	RESTORE_BLOCK
 .Lspurious:
@@ -245,13 +289,15 @@ __copystack_morestack:
  * the rest of the frame:
  *   %rax = the bytes it is about to take (it then does subq %rax, %rsp),
  *   [%rsp] = return address into the prologue,
- * and every other register live: a probe keeps all but %r11 and the flags.
+ * and every other register live: a probe keeps all but the flags, vector
+ * registers and masks included (a shrink-wrapped prologue may run where
+ * any of them holds a value).
  * When %rsp - %rax would be at or below the limit, it saves every register
  * in a block as __morestack does and calls __copystack_grow_probe(block,
  * limit) on the thread's stack, which returns the block's address in the
  * (possibly new) stack; it restores the registers there and returns into
  * the prologue. A pending preemption is left to the check that follows
- * the prologue.
+ * the prologue: the limit is made to fail it again.
  */
 	.text
 	.globl	__copystack_stack_probe
@@ -263,21 +309,36 @@ __copystack_morestack:
 __copystack_stack_probe:
 __copystack_probe:
 	.cfi_startproc
-	leaq	8(%rsp), %r11
+	pushq	%r11
+	.cfi_adjust_cfa_offset 8
+	leaq	16(%rsp), %r11
 	subq	%rax, %r11
 	jb	1f
 	cmpq	TCB_LIMIT, %r11
 	jbe	1f
+	popq	%r11
+	.cfi_adjust_cfa_offset -8
 	ret
 1:
+	.cfi_adjust_cfa_offset 8
+	popq	%r11
+	.cfi_adjust_cfa_offset -8
 	cmpq	$0, TCB_LIMIT
 	je	2f
 	SAVE_BLOCK
-	CALL_ON_THREAD_STACK __copystack_grow_probe
+	CALL_ON_THREAD_STACK __copystack_grow_probe, 1
+	/* Bit 0: a preemption was asked for; the check after the prologue
+	 * takes it, so the limit says so again. */
+	movq	%rax, %rcx
+	andq	$-2, %rax
 	movq	%rax, %rsp
 	.cfi_def_cfa_register %rsp
 	movq	__copystack_thread@gottpoff(%rip), %rax
 	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+	testb	$1, %cl
+	jz	3f
+	movq	$-2, %rax		/* COPYSTACK_PREEMPT_LIMIT */
+3:
 	movq	%rax, TCB_LIMIT
 	RESTORE_BLOCK
 2:
