@@ -53,7 +53,7 @@ config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
 prologue = ""
 if config.cs_cpu == "own":
     config.name += "-own"
-    prologue = " -mllvm -copystack-prologue=own"
+    prologue = " --copystack-prologue=own"
     config.available_features.add("own-prologue")
 elif config.cs_cpu != "auto":
     config.name += "-" + config.cs_cpu

@@ -265,10 +265,12 @@ __copystack_morestack:
 	 * that does not move while its task is preempted, and which
 	 * __copystack_grow made room on (COPYSTACK_YIELD_ROOM). */
 	subq	$VEC_ARGS_BYTES, %rsp
+	.cfi_adjust_cfa_offset VEC_ARGS_BYTES
 	SAVE_WIDE 0
 	call	__copystack_preempt
 	RESTORE_WIDE 0
 	addq	$VEC_ARGS_BYTES, %rsp
+	.cfi_adjust_cfa_offset -VEC_ARGS_BYTES
 1:
 	RESTORE_BLOCK
 .Lspurious:
