@@ -168,25 +168,12 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
           Demangled(symbol_name(b->ret)).str(), why);
   size_t frame = b->r10;
   if (check != Check::kLlvm) {
-    // How far the asker's frame stands, by its unwind tables at the call.
-    UnwindStep u;
-    if (!unwind_step(b->ret - 1, sp, b->rbp, old.lo, old.hi, &u))
-      fatal("%s's frame at its stack check (%#lx) has no unwind rule the "
-            "runtime follows",
-            Demangled(asker.fn->name()).str(), (unsigned long)b->ret);
     // Neither check need be at the function's entry (shrink-wrapping may
     // move the prologue, and with it the probe, past code that reorders
     // registers): its registers are range-checked, none put back.
     asker.args_unknown = true;
-    if (check == Check::kProbe) {
-      frame = b->rax;
-      asker.pushed = static_cast<uint32_t>(u.cfa - 8 - sp);
-      if (u.rbp_slot)
-        asker.rbp_at = static_cast<int32_t>(u.rbp_slot - sp);
-    } else {
-      frame = 0; // a frame below the guard's budget, or already taken
-      asker.framed = u.cfa != sp + 8;
-    }
+    // The own check: a frame below the guard's budget, or already taken.
+    frame = check == Check::kProbe ? b->rax : 0;
   }
   const uintptr_t asker_pc = b->ret; // b is on the old stack, freed below
   const size_t live = old.hi - sp;
@@ -228,6 +215,22 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
   if (size > max)
     over_limit(task, b, size, max, asker.fn->name(), frame, live);
 
+  if (check != Check::kLlvm) {
+    // How far the asker's frame stands, by its unwind tables at the call:
+    // read only when the stack moves (verify mode fails every check).
+    UnwindStep u;
+    if (!unwind_step(b->ret - 1, sp, b->rbp, old.lo, old.hi, &u))
+      fatal("%s's frame at its stack check (%#lx) has no unwind rule the "
+            "runtime follows",
+            Demangled(asker.fn->name()).str(), (unsigned long)b->ret);
+    if (check == Check::kProbe) {
+      asker.pushed = static_cast<uint32_t>(u.cfa - 8 - sp);
+      if (u.rbp_slot)
+        asker.rbp_at = static_cast<int32_t>(u.rbp_slot - sp);
+    } else {
+      asker.framed = u.cfa != sp + 8;
+    }
+  }
   const Copy c = copy_stack(task, size, block, Block::kMoreStack, &asker,
                             /*to_pool=*/false);
   const Stack fresh = task->stack;

@@ -186,6 +186,18 @@
 	RESTORE_WIDE \all
 .endm
 
+/* After CALL_ON_THREAD_STACK: back on the block fn returned (bit 0 of
+ * %rax, a preemption asked for, left in %cl), with the task's limit in
+ * %rax for the caller to store. */
+.macro RESUME_ON_BLOCK
+	movq	%rax, %rcx
+	andq	$-2, %rax
+	movq	%rax, %rsp
+	.cfi_def_cfa_register %rsp
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+.endm
+
 /* Restores the registers from the block at %rsp, clears it and pops it, up
  * to the return address into the asking function. */
 .macro RESTORE_BLOCK
@@ -251,19 +263,14 @@ __copystack_morestack:
 	CALL_ON_THREAD_STACK __copystack_grow, 0
 	/* Resume on the block __copystack_grow returned, yielding first when
 	 * its bit 0 says so. */
-	movq	%rax, %rcx
-	andq	$-2, %rax
-	movq	%rax, %rsp
-	.cfi_def_cfa_register %rsp
-	movq	__copystack_thread@gottpoff(%rip), %rax
-	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+	RESUME_ON_BLOCK
 	movq	%rax, TCB_LIMIT
 	testb	$1, %cl
 	jz	1f
 	/* Parked, the task leaves the thread to others, whose code changes
 	 * every vector register: the wide ones go below the block, on a stack
 	 * that does not move while its task is preempted, and which
-	 * __copystack_grow made room on (COPYSTACK_YIELD_ROOM). */
+	 * __copystack_grow made room on (growth.cc, kYieldRoom). */
 	subq	$VEC_ARGS_BYTES, %rsp
 	.cfi_adjust_cfa_offset VEC_ARGS_BYTES
 	SAVE_WIDE 0
@@ -331,12 +338,7 @@ __copystack_probe:
 	CALL_ON_THREAD_STACK __copystack_grow_probe, 1
 	/* Bit 0: a preemption was asked for; the check after the prologue
 	 * takes it, so the limit says so again. */
-	movq	%rax, %rcx
-	andq	$-2, %rax
-	movq	%rax, %rsp
-	.cfi_def_cfa_register %rsp
-	movq	__copystack_thread@gottpoff(%rip), %rax
-	movq	%fs:THREAD_TASK_LIMIT(%rax), %rax
+	RESUME_ON_BLOCK
 	testb	$1, %cl
 	jz	3f
 	movq	$-2, %rax		/* COPYSTACK_PREEMPT_LIMIT */
