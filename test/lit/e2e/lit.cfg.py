@@ -90,11 +90,67 @@ if san_flags:
     config.excludes += [f for f in os.listdir(config.test_source_root)
                         if f.startswith("san_")]
 
+
+
+def compile_cache_dir():
+    """The compile cache's directory for this toolchain (Inputs/
+    compile_cache.py): named by a hash of what a compile's output depends
+    on besides its command: the compiler, the drivers, the plugin and the
+    runtime (size and time of change), every header under copystack's
+    include directories and the suite's Inputs (contents), and the
+    system's packages (dpkg's status file). Directories of other hashes
+    are removed: the cache holds one toolchain's outputs."""
+    import hashlib
+    import shutil
+    h = hashlib.sha256()
+
+    def stat(path):
+        st = os.stat(path)
+        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+
+    def tree(top, contents):
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                if not os.path.isfile(path):
+                    continue
+                if contents:
+                    with open(path, "rb") as f:
+                        h.update(path.encode() + b"\0" + f.read())
+                else:
+                    stat(path)
+
+    stat(os.path.realpath(os.path.join(config.cs_llvm_bin, "clang")))
+    if os.path.exists("/var/lib/dpkg/status"):
+        stat("/var/lib/dpkg/status")
+    tree(config.cs_bin, False)
+    tree(config.cs_lib, False)
+    for top in (config.cs_include, config.cs_generated_include,
+                os.path.join(config.test_source_root, "Inputs")):
+        tree(top, True)
+    root = os.path.join(os.path.dirname(config.cs_exec_root),
+                        "e2e-compile-cache")
+    name = h.hexdigest()[:24]
+    if os.path.isdir(root):
+        for old in os.listdir(root):
+            if old != name:
+                shutil.rmtree(os.path.join(root, old), ignore_errors=True)
+    return os.path.join(root, name)
+
+
+# The drivers, through the compile cache: the variants at one -O level
+# share what they build (Inputs/compile_cache.py). The sanitizer variants
+# build with flags of their own, which no other variant shares.
 opt = f"-{config.cs_opt} -g"
+cache = ""
+if not san_flags and not config.unsupported:
+    cache = (f"python3 {config.test_source_root}/Inputs/compile_cache.py "
+             f"{compile_cache_dir()} {config.cs_exec_root} ")
 config.substitutions.append(
-    ("%cc", f"{config.cs_bin}/copystack-cc {opt}{san_flags}{prologue}"))
+    ("%cc", f"{cache}{config.cs_bin}/copystack-cc {opt}{san_flags}{prologue}"))
 config.substitutions.append(
-    ("%cxx", f"{config.cs_bin}/copystack-c++ {opt}{san_flags}{prologue}"))
+    ("%cxx", f"{cache}{config.cs_bin}/copystack-c++ {opt}{san_flags}{prologue}"))
 # The same program built without copystack: its output is the reference.
 clang = os.path.join(config.cs_llvm_bin, "clang")
 plain = (f"{opt} -I{config.cs_include} -I{config.cs_generated_include} "

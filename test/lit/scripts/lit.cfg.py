@@ -12,6 +12,10 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 config.substitutions.append(("%scripts", config.cs_scripts))
 config.substitutions.append(("%man", config.cs_man))
 config.substitutions.append(("%cc", config.cs_bin + "/copystack-cc"))
+# The e2e suite's compile cache (its own test: compile_cache.test).
+config.substitutions.append(
+    ("%cache", os.path.join(config.test_source_root, "..", "e2e", "Inputs",
+                            "compile_cache.py")))
 config.environment["PATH"] = os.pathsep.join(
     [config.cs_llvm_bin, config.environment.get("PATH", "")])
 # scripts/plot-trace draws with Debian's python3-matplotlib, which
