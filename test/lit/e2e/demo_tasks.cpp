@@ -6,8 +6,8 @@
 // Stress mode compacts tasks as they park: the 2 KiB figure is checked
 // with compaction off, the compacted one with it on.
 // RUN: %cxx %S/../../../demo/tasks.cpp -o %t
-// %{tasks}: the seed's 100,000, and a tenth of it in stress mode, where
-// every call moves a stack and each move maps and fences one.
+// %{tasks}: the seed's 100,000, and a tenth of it in verify and stress
+// mode, where every stack a task leaves is fenced (lit.cfg.py).
 // RUN: %run COPYSTACK_COMPACT=0 %t %{tasks} | FileCheck %s -D#N=%{tasks} --check-prefixes=CHECK,OFF
 // RUN: %run COPYSTACK_WORKERS=1 %t %{tasks} | FileCheck %s -D#N=%{tasks} --check-prefixes=CHECK,ON
 // CHECK:      tasks when main starts: 1

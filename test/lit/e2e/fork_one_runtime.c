@@ -1,14 +1,15 @@
 // One runtime per process, whatever the layout: an executable built with
 // the drivers (its own runtime, or libcopystack.so with
 // --copystack-shared), linked against an instrumented shared library and
-// dlopen'ing another, forks 1,000 times in a row, then runs system(),
-// popen() and posix_spawn(), while a task sleeps in 1 ms steps, another
-// grows and shrinks, another waits on a pipe in the poller, and
-// collections run every millisecond; then forks from a plain thread
-// (COPYSTACK_THREADS=0: pthread_create makes a thread, not a task). Both libraries need libcopystack.so, whose copy of
-// the runtime used to register fork handlers of its own: they took the
-// locks the executable's handlers had just taken, and the first fork hung
-// (found by pcre2's test suite, whose callouts run /bin/echo).
+// dlopen'ing another, forks 2,000 times in a row (200 in verify and stress
+// mode), then runs system(), popen() and posix_spawn(), while a task
+// sleeps in 1 ms steps, another grows and shrinks, another waits on a pipe
+// in the poller, and collections run every millisecond; then forks from a
+// plain thread (COPYSTACK_THREADS=0: pthread_create makes a thread, not a
+// task). Both libraries need libcopystack.so, whose copy of the runtime
+// used to register fork handlers of its own: they took the locks the
+// executable's handlers had just taken, and the first fork hung (found by
+// pcre2's test suite, whose callouts run /bin/echo).
 // Not under TSan, which stops a child of a multi-threaded process that
 // starts threads (docs/debugging.md).
 // UNSUPPORTED: tsan

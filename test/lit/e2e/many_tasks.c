@@ -7,7 +7,8 @@
 // UNSUPPORTED: tsan
 // The accounting is checked with compaction off (stress mode compacts
 // tasks as they park); the counts with it on too.
-// How many: %{tasks}, 100,000 but a tenth in stress mode (lit.cfg.py).
+// How many: %{tasks}, 100,000 but a tenth in verify and stress mode
+// (lit.cfg.py).
 // RUN: %cc %s -o %t && %run COPYSTACK_COMPACT=0 %t %{tasks} | FileCheck %s -D#N=%{tasks} --check-prefixes=CHECK,OFF
 // RUN: %run COPYSTACK_WORKERS=7 %t %{tasks} | FileCheck %s -D#N=%{tasks}
 #include "Inputs/check.h"
