@@ -163,6 +163,10 @@ config.substitutions.append(("%plain_cc", f"{clang} {plain}"))
 # A host program that knows nothing of copystack: plain clang, no runtime.
 config.substitutions.append(("%host_cc", f"{clang} {opt}"))
 config.substitutions.append(("%cs_lib", config.cs_lib))
+# Every instrumented frame covered by a check (frames_covered.c).
+config.substitutions.append(
+    ("%check_frames", os.path.join(config.test_source_root, "..", "..", "..",
+                                   "scripts", "check-frames")))
 config.substitutions.append(("%cs_bin", config.cs_bin))
 config.substitutions.append(("%plain_cxx", f"{clang}++ {plain}"))
 run = {"normal": "env",
