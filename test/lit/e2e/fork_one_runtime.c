@@ -1,8 +1,9 @@
 // One runtime per process, whatever the layout: an executable built with
 // the drivers (its own runtime, or libcopystack.so with
 // --copystack-shared), linked against an instrumented shared library and
-// dlopen'ing another, forks 2,000 times in a row (200 in verify and stress
-// mode), then runs system(), popen() and posix_spawn(), while a task
+// dlopen'ing another, forks 500 times in a row (100 in verify and stress
+// mode; 2,000 and 500 with COPYSTACK_E2E_FULL=1: lit.cfg.py), then runs
+// system(), popen() and posix_spawn(), while a task
 // sleeps in 1 ms steps, another grows and shrinks, another waits on a pipe
 // in the poller, and collections run every millisecond; then forks from a
 // plain thread (COPYSTACK_THREADS=0: pthread_create makes a thread, not a

@@ -143,6 +143,11 @@ def compile_cache_dir():
     return os.path.join(root, name)
 
 
+# COPYSTACK_TEST_CACHE=0 turns the compile cache off (lit passes only the
+# environment it is given).
+if "COPYSTACK_TEST_CACHE" in os.environ:
+    config.environment["COPYSTACK_TEST_CACHE"] = \
+        os.environ["COPYSTACK_TEST_CACHE"]
 # The drivers, through the compile cache: the variants at one -O level
 # share what they build (Inputs/compile_cache.py). The sanitizer variants
 # build with flags of their own, which no other variant shares.
@@ -186,9 +191,14 @@ config.substitutions.append(
      else "100000"))
 # How many children the fork tests fork (fork_one_runtime.c ten times as
 # many): each fork copies the page tables of every mapping, verify mode's
-# fenced stacks' too, which made them the suite's slowest tests there.
+# fenced stacks' too, which made them the slowest tests of every variant.
+# CI forks 50 (10 in verify and stress mode); COPYSTACK_E2E_FULL=1, 200
+# (50).
+full = os.environ.get("COPYSTACK_E2E_FULL", "0") == "1"
+slow_mode = config.cs_mode in ("verify", "stress")
 config.substitutions.append(
-    ("%{forks}", "20" if config.cs_mode in ("verify", "stress") else "200"))
+    ("%{forks}", {(False, False): "50", (False, True): "10",
+                  (True, False): "200", (True, True): "50"}[(full, slow_mode)]))
 config.substitutions.append(("%cs_version", config.cs_version))
 config.substitutions.append(
     ("%exits", "sh " + os.path.join(config.test_source_root, "Inputs",
