@@ -16,7 +16,11 @@ ran it:
   - no argument but that output names the variant's directory (EXEC_ROOT):
     a library linked from there is named in the executable (DT_NEEDED) and
     an rpath into it is kept, so such a command always runs;
-  - no argument is a relative path to an existing file.
+  - no argument is a relative path to an existing file (alone or as the
+    value of -I, -L, -include and the like, or in -Wl,...), and no
+    response file (@FILE) is named;
+  - nothing else writes a file (-Xlinker, -Wl,-Map, -fstack-usage,
+    -fsave-optimization-record are refused).
 
 The key is the command (output path left out), the contents of every file
 named on it, the environment a compile reads (COMPILE_ENV, COPYSTACK_*),
@@ -35,7 +39,14 @@ import sys
 import tempfile
 
 REFUSED_PREFIXES = ("-M", "-save-temps", "-gsplit-dwarf", "-ftime-trace",
-                    "--coverage", "-fprofile", "-###", "-Wl,-Map")
+                    "--coverage", "-fprofile", "-###", "-Wl,-Map",
+                    "-Wl,--Map", "-Xlinker", "-fstack-usage",
+                    "-fsave-optimization-record", "@")
+# Options whose joined value is a path: a relative one is refused (it
+# would be resolved in the variant's directory), a file's contents are
+# keyed.
+PATH_PREFIXES = ("-I", "-L", "-B", "-isystem", "-iquote", "-idirafter",
+                 "-include", "-imacros", "--sysroot=")
 REFUSED = {"-v", "-", "-E"}
 # The environment a compile reads: the paths clang searches, and the
 # drivers' own settings (COPYSTACK_CPU, which the avx2 and baseline
@@ -61,12 +72,21 @@ def cache_key(driver, args, out_index, exec_root):
         if exec_root in arg:
             return None
         h.update(b"\0" + arg.encode())
-        if arg.startswith("-") or not os.path.isfile(arg):
-            continue
-        if not os.path.isabs(arg):
-            return None
-        with open(arg, "rb") as f:
-            h.update(hashlib.sha256(f.read()).digest())
+        paths = [arg]
+        if arg.startswith("-"):
+            paths = [arg[len(p):] for p in PATH_PREFIXES
+                     if arg.startswith(p) and len(arg) > len(p)][:1]
+            if arg.startswith("-Wl,"):
+                paths = [part.split("=", 1)[-1]
+                         for part in arg[4:].split(",")]
+        for path in paths:
+            if not path or not os.path.exists(path):
+                continue
+            if not os.path.isabs(path):
+                return None
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    h.update(hashlib.sha256(f.read()).digest())
     return h.hexdigest()
 
 
@@ -115,6 +135,10 @@ def main():
                 open(os.path.join(entry, "stderr"), "rb") as e:
             replay(o.read(), e.read())
         return 0
+    # A command that writes no output must not store a file an earlier
+    # run left there.
+    if os.path.lexists(target):
+        os.unlink(target)
     proc = run(driver, args)
     replay(proc.stdout, proc.stderr)
     if proc.returncode != 0 or not os.path.isfile(target):
