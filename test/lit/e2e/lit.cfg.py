@@ -78,10 +78,10 @@ elif config.cs_cpu != "auto":
 # stress mode (every check moves the stack, verify mode watching).
 # COPYSTACK_E2E_FULL=1 adds the variants below: -O0 under UBSan, the own
 # prologue at -O0 in stress mode and at -O2 in normal mode.
+full = os.environ.get("COPYSTACK_E2E_FULL", "0") == "1"
 full_only = {("O0", "ubsan", "auto"), ("O0", "stress", "own"),
              ("O2", "normal", "own")}
-if (config.cs_opt, config.cs_mode, config.cs_cpu) in full_only and \
-        os.environ.get("COPYSTACK_E2E_FULL", "0") != "1":
+if (config.cs_opt, config.cs_mode, config.cs_cpu) in full_only and not full:
     config.unsupported = True
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".c", ".cpp"]
@@ -194,11 +194,9 @@ config.substitutions.append(
 # fenced stacks' too, which made them the slowest tests of every variant.
 # CI forks 50 (10 in verify and stress mode); COPYSTACK_E2E_FULL=1, 200
 # (50).
-full = os.environ.get("COPYSTACK_E2E_FULL", "0") == "1"
 slow_mode = config.cs_mode in ("verify", "stress")
-config.substitutions.append(
-    ("%{forks}", {(False, False): "50", (False, True): "10",
-                  (True, False): "200", (True, True): "50"}[(full, slow_mode)]))
+forks = (50 if slow_mode else 200) if full else (10 if slow_mode else 50)
+config.substitutions.append(("%{forks}", str(forks)))
 config.substitutions.append(("%cs_version", config.cs_version))
 config.substitutions.append(
     ("%exits", "sh " + os.path.join(config.test_source_root, "Inputs",
