@@ -208,6 +208,13 @@ static void insertOwnCheck(Function &F) {
   // The runtime's AVX-512 code may use the mask registers.
   for (unsigned R = 0; Avx512 && R < 8; ++R)
     Clobbers += ",~{k" + std::to_string(R) + "}";
+  // And the x87 register stack must be empty, as at a call: a task
+  // preempted at the check lets others run on the thread, whose x87 code
+  // would find the value there and push over it (a long double argument
+  // loaded before the check made a dispatch stub's result wrong).
+  Clobbers += ",~{st}";
+  for (unsigned R = 1; R < 8; ++R)
+    Clobbers += ",~{st(" + std::to_string(R) + ")}";
   InlineAsm *Check = x86Asm(
       FunctionType::get(Type::getVoidTy(Ctx), false),
       "cmpq %fs:0x70, %rsp\n\tja 1f\n\tmovq $$-1, %r10\n\tmovl $$" +

@@ -14,7 +14,7 @@ target triple = "x86_64-pc-linux-gnu"
 declare void @g(ptr nocapture)
 
 ; CHECK-LABEL: define void @calls(
-; CHECK-NEXT: call void asm sideeffect "cmpq %fs:0x70, %rsp\0A\09ja 1f\0A\09movq $$-1, %r10\0A\09movl $$0, %r11d\0A\09callq __morestack\0A\09retq\0A1:", "~{r10},~{r11},~{xmm8},{{.*}}~{xmm15},~{dirflag},~{fpsr},~{flags}"()
+; CHECK-NEXT: call void asm sideeffect "cmpq %fs:0x70, %rsp\0A\09ja 1f\0A\09movq $$-1, %r10\0A\09movl $$0, %r11d\0A\09callq __morestack\0A\09retq\0A1:", "~{r10},~{r11},~{xmm8},{{.*}}~{xmm15},~{st},~{st(1)},{{.*}}~{st(7)},~{dirflag},~{fpsr},~{flags}"()
 ; ASM-LABEL: calls:
 ; ASM-NEXT: .cfi_startproc
 ; ASM-NEXT: # %bb.0:
