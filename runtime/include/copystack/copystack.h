@@ -233,6 +233,10 @@ typedef struct copystack_stats {
   uint64_t compactions;    /* stacks compacted, ever */
   uint64_t expansions;     /* compacted tasks given a stack again to run */
   uint64_t expand_ns;      /* time those expansions took */
+  /* Tasks the monitor stopped after a time slice (or for a woken task): */
+  uint64_t preemptions;    /* all of them */
+  uint64_t preemptions_signal; /* those stopped by the signal, at any
+                              instruction (COPYSTACK_PREEMPT_SIGNAL) */
 } copystack_stats;
 
 void copystack_get_stats(copystack_stats *out);

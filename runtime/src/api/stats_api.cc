@@ -42,6 +42,8 @@ void copystack_get_stats(copystack_stats *out) {
   out->sys = out->stack_sys + out->task_sys + out->pinned_sys +
              out->chan_inuse + out->compacted_bytes;
   out->shrinks = s.shrinks.load();
+  out->preemptions = s.preemptions.load();
+  out->preemptions_signal = s.preemptions_signal.load();
   out->collections = s.collections.load();
   out->stack_released = stack_bytes_released();
   out->start_stack = default_start_stack();

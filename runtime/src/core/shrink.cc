@@ -15,10 +15,10 @@ namespace copystack_rt {
 namespace {
 
 // A task the monitor preempted stopped where no safepoint is, at a loop
-// poll or a prologue (sched/preempt.h): it resumes on this stack.
+// poll, a prologue or (the signal) any instruction (sched/preempt.h): it
+// resumes on this stack.
 bool preempted(const Task *t) {
-  return reinterpret_cast<const SwitchFrame *>(t->sp)->ret ==
-         reinterpret_cast<uintptr_t>(__copystack_preempt_resume);
+  return preempted_resume(reinterpret_cast<const SwitchFrame *>(t->sp)->ret);
 }
 
 } // namespace

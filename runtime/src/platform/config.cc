@@ -318,6 +318,14 @@ const Knob kKnobs[] = {
      "loop back edge; 0: tasks are never preempted",
      [](Config &c, const char *v) { return parse_bool(v, &c.preempt); },
      [](const Config &c, char *b, size_t n) { show_bool(c.preempt, b, n); }},
+    {"COPYSTACK_PREEMPT_SIGNAL", "1", kBoolForms,
+     "the monitor also stops such a task with a signal (SIGURG) at any "
+     "instruction of instrumented code, as Go 1.14 does: code built "
+     "without loop polls (--copystack-preempt=signal) is preempted too",
+     [](Config &c, const char *v) { return parse_bool(v, &c.preempt_signal); },
+     [](const Config &c, char *b, size_t n) {
+       show_bool(c.preempt_signal, b, n);
+     }},
     {"COPYSTACK_WORKERS", "the CPUs", "a number of workers from 1 to 1024",
      "worker threads that run tasks (Go's GOMAXPROCS)",
      [](Config &c, const char *v) {

@@ -33,6 +33,7 @@
 //                          sleep...) park the task instead of blocking the
 //                          worker (sched/io.cc)
 //   COPYSTACK_PREEMPT      tasks that run for a time slice are preempted
+//   COPYSTACK_PREEMPT_SIGNAL  ... also by a signal (sched/preempt_signal.h)
 //   COPYSTACK_WORKERS      worker threads (default: the CPUs)
 //   COPYSTACK_TRACEBACK    what a fatal error prints: none, single, all,
 //                          crash (Go's GOTRACEBACK)
@@ -88,6 +89,7 @@ struct Config {
   const char *symbolizer = "";
   bool netpoll = true;
   bool preempt = true;
+  bool preempt_signal = true;
   // The stack copy's code variant (platform/cpu.h).
   CpuVariant cpu = CpuVariant::kAuto;
   std::atomic<size_t> max_stack;

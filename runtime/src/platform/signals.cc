@@ -50,6 +50,11 @@ Installed g_installed[NSIG];
 
 std::atomic<void (*)(bool)> g_handled_hook{nullptr};
 
+// The signal the runtime keeps for itself (reserve_signal), or 0, and the
+// disposition the program last asked for it.
+std::atomic<int> g_reserved{0};
+struct sigaction g_reserved_wish;
+
 // The alternate stack this thread mapped, unmapped when the thread exits.
 struct AltStack {
   void *base = nullptr;
@@ -110,6 +115,18 @@ int interposed_sigaction(int sig, const struct sigaction *act,
                          struct sigaction *old) {
   if (sig <= 0 || sig >= NSIG)
     return system_sigaction(sig, act, old);
+  if (sig == g_reserved.load(std::memory_order_acquire)) {
+    struct sigaction prev = g_reserved_wish;
+    if (act) {
+      g_reserved_wish = *act;
+      g_installed[sig].flags.store(act->sa_flags, std::memory_order_relaxed);
+      g_installed[sig].fn.store(is_handler(act) ? handler_of(act) : nullptr,
+                                std::memory_order_release);
+    }
+    if (old)
+      *old = prev;
+    return 0;
+  }
   // What the program last asked for, in case the kernel reports the
   // trampoline as the old disposition.
   void *prev_fn = g_installed[sig].fn.load(std::memory_order_acquire);
@@ -170,6 +187,33 @@ int system_sigaction(int sig, const struct sigaction *act,
     g_fn.store(fn, std::memory_order_release);
   }
   return fn(sig, act, old);
+}
+
+void reserve_signal(int sig, void (*handler)(int, siginfo_t *, void *)) {
+  struct sigaction cur;
+  if (interposed_sigaction(sig, nullptr, &cur) != 0)
+    return;
+  // What the program installed before: kept for forward_signal.
+  g_reserved_wish = cur;
+  if (is_handler(&cur) &&
+      !g_installed[sig].fn.load(std::memory_order_acquire)) {
+    g_installed[sig].flags.store(cur.sa_flags, std::memory_order_relaxed);
+    g_installed[sig].fn.store(handler_of(&cur), std::memory_order_release);
+  } else if (!is_handler(&cur)) {
+    g_installed[sig].fn.store(nullptr, std::memory_order_release);
+  }
+  struct sigaction mine;
+  memset(&mine, 0, sizeof mine);
+  mine.sa_sigaction = handler;
+  mine.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sigfillset(&mine.sa_mask);
+  if (system_sigaction(sig, &mine, nullptr) == 0)
+    g_reserved.store(sig, std::memory_order_release);
+}
+
+void forward_signal(int sig, siginfo_t *info, void *uctx) {
+  if (g_installed[sig].fn.load(std::memory_order_acquire))
+    trampoline(sig, info, uctx);
 }
 
 void prepare_signal_stack() {

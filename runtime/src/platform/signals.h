@@ -29,6 +29,18 @@ void on_handled_signal(void (*hook)(bool restart));
 int system_sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old);
 
+// The runtime takes sig (one whose default action is to ignore it: the
+// preemption signal, SIGURG) for handler, installed with SA_SIGINFO,
+// SA_ONSTACK and SA_RESTART, every signal blocked while it runs. From
+// then on the program's sigaction() and signal() for sig only change what
+// forward_signal runs, and report what the program last asked for.
+void reserve_signal(int sig, void (*handler)(int, siginfo_t *, void *));
+
+// Runs the handler the program installed for a reserved sig, if any, as
+// the kernel would have (on the alternate stack already, through the
+// trampoline); nothing for SIG_DFL and SIG_IGN.
+void forward_signal(int sig, siginfo_t *info, void *uctx);
+
 } // namespace copystack_rt
 
 #endif

@@ -46,6 +46,8 @@ struct Stats {
   std::atomic<uint64_t> compactions{0};
   std::atomic<uint64_t> expansions{0};
   std::atomic<uint64_t> expand_ns{0};
+  std::atomic<uint64_t> preemptions{0};
+  std::atomic<uint64_t> preemptions_signal{0};
 };
 
 Stats &stats();

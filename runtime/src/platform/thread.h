@@ -141,12 +141,34 @@ void __copystack_switch(uintptr_t *save_sp, uintptr_t new_sp,
                         uintptr_t new_limit);
 void __copystack_task_start();
 extern char __copystack_task_return[];
-// Where a task stopped by __copystack_preempt resumes (sched/preempt.h).
+// Where a task stopped by __copystack_preempt resumes (sched/preempt.h),
+// and one the preemption signal stopped (sched/preempt_signal.h).
 extern char __copystack_preempt_resume[];
+extern char __copystack_signal_resume[];
 // fn(arg) on the thread's own stack: the entry of a task whose function
 // is foreign code. (__copystack_foreign_call_r10 itself takes its target in
 // %r10 and has no C signature: switch.S.)
 void __copystack_foreign_entry(void (*fn)(void *), void *arg);
 }
+
+namespace copystack_rt {
+// A _begin entry point that returns a MUST_PARK code (abi.h) returns with
+// a lock held that the task's coming park releases: marked in park_fn
+// until __copystack_park stores the real one, so that the preemption
+// signal (sched/preempt_signal.h) does not stop the task in between,
+// keeping the lock while other tasks on its thread wait for it.
+inline int park_pending(int code) {
+  __copystack_thread.park_fn = reinterpret_cast<void (*)(void *)>(1);
+  return code;
+}
+
+// Whether a suspended task's switch frame returns to one of the two: the
+// task stopped where no safepoint is, and its stack neither moves nor is
+// compacted until it resumes on the thread it stopped on.
+inline bool preempted_resume(uintptr_t ret) {
+  return ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume) ||
+         ret == reinterpret_cast<uintptr_t>(__copystack_signal_resume);
+}
+} // namespace copystack_rt
 
 #endif

@@ -803,7 +803,7 @@ int fd_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   w->fd_deadline_dir = static_cast<uint8_t>(what.dir);
   w->interrupt = interrupt;
   w->signals = signals;
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 // ---- poll, ppoll, select
@@ -990,7 +990,7 @@ int multi_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     return multi_finish(c, w, r, deadline);
   if (deadline && now_ns() >= deadline)
     return multi_finish(c, w, attempt(true), deadline);
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 // ---- sleeps
@@ -1144,7 +1144,7 @@ int futex_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   w->futex_val = val;
   w->futex_bits = bits;
   c->wait = w;
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
@@ -1168,7 +1168,7 @@ int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     w->interrupt = kAlways;
     w->signals = signal_counts();
     c->wait = w;
-    return COPYSTACK_MUST_PARK;
+    return park_pending(COPYSTACK_MUST_PARK);
   }
   uint64_t deadline = w->call_deadline;
   if (end == kInterrupted && now < deadline) {
@@ -1187,7 +1187,7 @@ int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   }
   if (now < deadline) {
     w->signals = signal_counts(); // woken early for no reason: again
-    return COPYSTACK_MUST_PARK;
+    return park_pending(COPYSTACK_MUST_PARK);
   }
   return finish(c, w, 0);
 }

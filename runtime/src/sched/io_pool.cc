@@ -551,7 +551,7 @@ int pool_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     // Woken early (a wake on the word from elsewhere): wait on.
     w->futex = &j->done;
     w->futex_val = 0;
-    return COPYSTACK_MUST_PARK;
+    return park_pending(COPYSTACK_MUST_PARK);
   }
   const int saved = errno;
   uint64_t done = 0;
@@ -579,7 +579,7 @@ int pool_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   w->call_deadline = 0;
   w->interrupt = kNever;
   c->wait = w;
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 void io_pool_fork_lock() { g_pool.lock.lock(); }

@@ -3,6 +3,8 @@
 #include "core/copy.h"
 #include "platform/config.h"
 #include "platform/split_stack_notes.h"
+#include "platform/stats.h"
+#include "sched/preempt_signal.h"
 #include "sched/scheduler.h"
 
 #include "copystack/abi.h"
@@ -20,6 +22,7 @@ static_assert(COPYSTACK_PREEMPT_LIMIT == ~uint64_t(1),
 // Go's forcePreemptNS: a task runs at most this long while others wait.
 constexpr uint64_t kTimeSliceNs = 10 * 1000 * 1000;
 constexpr int kSlots = 1024; // scheduler.cc's kMaxWorkers
+constexpr uint64_t kResignalNs = 50 * 1000;
 
 // What the monitor last saw of each worker slot (monitor thread only).
 struct Watch {
@@ -53,25 +56,33 @@ void preempt_watch(int slot, Thread *th, uint64_t now) {
     return;
   Watch &w = g_watch[slot];
   uint64_t seq = __atomic_load_n(&th->run_seq, __ATOMIC_RELAXED);
-  if (w.th != th || w.run_seq != seq) {
-    w.th = th;
-    w.run_seq = seq;
-    w.since = now;
+  uintptr_t *limit = limit_slot(th);
+  if (w.th != th || w.run_seq != seq || now - w.since < kTimeSliceNs) {
+    if (w.th != th || w.run_seq != seq) {
+      w.th = th;
+      w.run_seq = seq;
+      w.since = now;
+    }
+    // Asked (a slice ago, or for a woken task) and still running: code
+    // that reaches no check or poll is stopped by the signal, sent again
+    // every tick until it is.
+    if (__atomic_load_n(limit, __ATOMIC_RELAXED) == COPYSTACK_PREEMPT_LIMIT)
+      preempt_signal_send(th);
     return;
   }
-  if (now - w.since < kTimeSliceNs)
-    return;
   w.since = now; // asked again a slice later if it did not stop
   __atomic_store_n(&th->preempt_seq, seq, __ATOMIC_RELAXED);
-  uintptr_t *limit = limit_slot(th);
   uintptr_t v = __atomic_load_n(limit, __ATOMIC_RELAXED);
-  if (v == 0 || v == COPYSTACK_PREEMPT_LIMIT)
-    return; // in a foreign call or the runtime, or asked already
-  __atomic_compare_exchange_n(limit, &v, uintptr_t(COPYSTACK_PREEMPT_LIMIT),
-                              false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+  if (v == 0)
+    return; // in a foreign call or the runtime
+  if (v == COPYSTACK_PREEMPT_LIMIT ||
+      __atomic_compare_exchange_n(limit, &v,
+                                  uintptr_t(COPYSTACK_PREEMPT_LIMIT), false,
+                                  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    preempt_signal_send(th);
 }
 
-bool preempt_now(Thread *th) {
+bool preempt_now(Thread *th, bool again) {
   if (!config().preempt)
     return true; // nothing to ask anywhere
   // preempt_seq first, as the monitor does (preempt_watch): a request
@@ -83,10 +94,18 @@ bool preempt_now(Thread *th) {
   uintptr_t v = __atomic_load_n(limit, __ATOMIC_RELAXED);
   if (v == 0)
     return false; // in a foreign call, the runtime or the scheduler
-  if (v == COPYSTACK_PREEMPT_LIMIT)
-    return true; // asked already
-  __atomic_compare_exchange_n(limit, &v, uintptr_t(COPYSTACK_PREEMPT_LIMIT),
-                              false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+  if (v == COPYSTACK_PREEMPT_LIMIT) {
+    // Asked already, and signalled; but the signal is dropped where it
+    // finds the task outside its own code (the C library in place, a vDSO
+    // clock read), and the monitor sends it again only a tick later. A
+    // woken task that waits sends it again after 50 us.
+    preempt_signal_send(th, again ? 0 : kResignalNs);
+    return true;
+  }
+  if (__atomic_compare_exchange_n(limit, &v,
+                                  uintptr_t(COPYSTACK_PREEMPT_LIMIT), false,
+                                  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    preempt_signal_send(th);
   return true;
 }
 
@@ -102,21 +121,42 @@ bool preempt_now(Thread *th) {
 // in the task while it is preempted, in its channel element buffer, which
 // only a task waiting on a channel uses. The invariant: a preempted task
 // resumes with the thread-local state it stopped with that inline library
-// code keeps across a call (errno, kept by every switch; these).
-void save_once_tls(Task *t) {
-  void *words[2] = {std::__once_callable,
-                    reinterpret_cast<void *>(std::__once_call)};
-  static_assert(sizeof words <= sizeof t->elem, "the task's buffer");
-  memcpy(t->elem, words, sizeof words);
+// code keeps across a call (errno, kept by every switch; these). A task
+// the signal stopped keeps them with its context instead
+// (preempt_signal.cc): it may have stopped between a channel park's return
+// and the _end call that reads the element waiting in that buffer.
+void save_once_tls(void *out[2]) {
+  out[0] = std::__once_callable;
+  out[1] = reinterpret_cast<void *>(std::__once_call);
+}
+
+void load_once_tls(void *const in[2]) {
+  std::__once_callable = in[0];
+  std::__once_call = reinterpret_cast<void (*)()>(in[1]);
 }
 
 void resume_preempted(Task *t) {
-  if (reinterpret_cast<const SwitchFrame *>(t->sp)->ret !=
-      reinterpret_cast<uintptr_t>(__copystack_preempt_resume))
+  uintptr_t ret = reinterpret_cast<const SwitchFrame *>(t->sp)->ret;
+  if (ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume))
+    load_once_tls(reinterpret_cast<void *const *>(t->elem));
+  else if (ret == reinterpret_cast<uintptr_t>(__copystack_signal_resume))
+    preempt_signal_resuming(t);
+}
+
+void keep_preempted(Task *t) {
+  stats().preemptions++;
+  if (t->runner) { // bound to its thread anyway: the usual hand-back
+    ready(t);
     return;
-  void *const *words = reinterpret_cast<void *const *>(t->elem);
-  std::__once_callable = words[0];
-  std::__once_call = reinterpret_cast<void (*)()>(words[1]);
+  }
+  Preempted &p = t_preempted;
+  t->next = nullptr;
+  t->preempt_ticket = shared_queue_puts();
+  if (p.tail)
+    p.tail->next = t;
+  else
+    p.head = t;
+  p.tail = t;
 }
 
 Task *preempted_take(bool any) {
@@ -145,19 +185,9 @@ extern "C" {
 // (__copystack_preempt, switch.S).
 void __copystack_preempt_then(void *) {
   Task *t = parking_task();
-  save_once_tls(t);
-  if (t->runner) { // bound to its thread anyway: the usual hand-back
-    ready(t);
-    return;
-  }
-  Preempted &p = t_preempted;
-  t->next = nullptr;
-  t->preempt_ticket = shared_queue_puts();
-  if (p.tail)
-    p.tail->next = t;
-  else
-    p.head = t;
-  p.tail = t;
+  static_assert(2 * sizeof(void *) <= sizeof t->elem, "the task's buffer");
+  save_once_tls(reinterpret_cast<void **>(t->elem));
+  keep_preempted(t);
 }
 
 } // extern "C"

@@ -6,9 +6,12 @@
 // written by the monitor with a compare-and-swap against the value there
 // (0 while the thread is in a foreign call or the runtime: left alone; the
 // request is also noted in Thread::preempt_seq, which the call's return to
-// the task honours by putting that value back instead of the task's limit,
-// as does the next growth: a task that spends its time in foreign calls or
-// the runtime, a loop that spawns, is preempted as well). The task's next
+// the task honours by yielding there, or where it cannot, switch.S, by
+// putting that value back instead of the task's limit, as does the next
+// growth: a task that spends its time in foreign calls or the runtime, a
+// loop that spawns, is preempted as well). With it the monitor sends the
+// preemption signal (preempt_signal.h), which stops the task at any
+// instruction of its own code. The task's next
 // prologue check fails and __morestack, seeing that value, calls
 // __copystack_preempt before it returns into the function; a loop
 // whose iterations run no prologue check polls the limit at its back edge
@@ -50,7 +53,10 @@ void preempt_watch(int slot, Thread *th, uint64_t now);
 // its time: a task a timer or the poller woke found every worker busy
 // (scheduler.cc ready()), and runs as soon as one yields. False if th runs
 // no task it could ask (in its scheduler, the runtime or a foreign call).
-bool preempt_now(Thread *th);
+// A request already standing gets the signal (preempt_signal.h) again,
+// at most every 50 us unless again (a retired worker's thread, asked on
+// every tick; the workers' slots get it from preempt_watch every tick).
+bool preempt_now(Thread *th, bool again = false);
 
 // The next task preempted on the calling thread (first in, first out), or
 // null: only once the shared queues have handed out the tasks they held
@@ -61,6 +67,13 @@ Task *preempted_take(bool any);
 // preempted, the thread-local words it stopped with (preempt.cc,
 // save_once_tls) are put back.
 void resume_preempted(Task *t);
+
+// libstdc++'s std::call_once words of the calling thread, saved and put
+// back (preempt.cc); and the queueing of a preempted task, after its
+// park (__copystack_preempt_then, __copystack_signal_then).
+void save_once_tls(void *out[2]);
+void load_once_tls(void *const in[2]);
+void keep_preempted(Task *t);
 
 } // namespace copystack_rt
 

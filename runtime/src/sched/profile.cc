@@ -170,9 +170,8 @@ void resumed(Task *t) {
   if (!recording(kBlock))
     return;
   // A preempted task's word was its ticket (sched/preempt.h): no park.
-  if (!(b & kWokenBit) || reinterpret_cast<const SwitchFrame *>(t->sp)->ret ==
-                              reinterpret_cast<uintptr_t>(
-                                  __copystack_preempt_resume))
+  if (!(b & kWokenBit) ||
+      preempted_resume(reinterpret_cast<const SwitchFrame *>(t->sp)->ret))
     return;
   TaskFrames f;
   walk_suspended(f, t);

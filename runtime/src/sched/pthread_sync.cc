@@ -919,7 +919,7 @@ int park_on(copystack_io_call *c, IoWait *w, void *word, uint32_t val,
   w->call_deadline = deadline;
   w->interrupt = kNever;
   c->wait = w;
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 int mutex_lock_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
@@ -1035,7 +1035,7 @@ int sem_wait_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
   park_on(c, w, sem_value_word(s), 0, w->call_deadline);
   w->interrupt = kAlways; // sem_wait returns EINTR after a handler
   w->signals = signal_counts();
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 // COPYSTACK_IO_RWLOCK: p[0] the lock, p[1] the absolute timeout or null,

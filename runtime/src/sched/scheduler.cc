@@ -21,6 +21,7 @@
 #include "sched/netpoll.h"
 #include "sched/observe.h"
 #include "sched/preempt.h"
+#include "sched/preempt_signal.h"
 #include "sched/profile.h"
 #include "sched/trace.h"
 
@@ -46,12 +47,14 @@
 #include <vector>
 
 extern "C" void __copystack_preempt_then(void *); // preempt.cc
+extern "C" void __copystack_signal_then(void *);  // preempt_signal.cc
 
 namespace copystack_rt {
 
 
 struct Worker {
   int id = 0;
+  SignalBuffers signal; // used by its thread only (preempt_signal.cc)
   // Replaced in its slot by a spare while stuck in a foreign call: gives
   // what is queued on it to the global queue, runs the tasks preempted on
   // its thread (they resume only there), and exits when it has none.
@@ -586,7 +589,8 @@ Task *find_work(Worker *w) {
 
 // How a traced run that did not finish ended (sched/trace.h).
 trace::RunEnd run_end(void (*then)(void *)) {
-  return then == __copystack_preempt_then ? trace::kPreempted
+  return then == __copystack_preempt_then || then == __copystack_signal_then
+             ? trace::kPreempted
          : then == __copystack_yield_then ? trace::kYielded
                                           : trace::kParked;
 }
@@ -715,8 +719,9 @@ void *worker_main(void *arg) {
   g_sched.worker_threads.fetch_add(1);
   Thread &th = __copystack_thread;
   th.worker = w;
-  w->thread.store(&th, std::memory_order_release);
   prepare_signal_stack();
+  preempt_signal_prepare_thread(); // the thread's id too: before the store
+  w->thread.store(&th, std::memory_order_release);
   prepare_verify_thread();
   for (;;) {
     Task *t = w->first ? w->first : find_work(w);
@@ -830,7 +835,7 @@ void preempt_retired() {
     w->thread_lock.lock();
     Thread *th = w->thread.load(std::memory_order_acquire);
     if (th)
-      preempt_now(th);
+      preempt_now(th, /*again=*/true);
     w->thread_lock.unlock();
     if (th)
       g_sched.retired[kept++] = w;
@@ -944,6 +949,8 @@ void scheduler_after_fork_child() {
     return;
   Thread &th = __copystack_thread;
   Worker *me = th.worker;
+  if (me)
+    preempt_signal_prepare_thread(); // its id, cleared by pthread_sync's
   g_sched.worker_threads.store(me ? 1 : 0);
   g_sched.bound_running.store(th.task && th.task->runner ? 1 : 0);
   g_sched.nidle.store(0);
@@ -987,6 +994,8 @@ uint64_t live_tasks() {
 }
 
 Task *parking_task() { return __copystack_thread.task; }
+
+SignalBuffers *worker_signal_buffers(Worker *w) { return &w->signal; }
 
 int current_worker_slot() {
   Worker *w = __copystack_thread.worker;

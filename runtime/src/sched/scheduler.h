@@ -56,6 +56,10 @@ void ready_list(Task *head);
 
 // The task that is parking, while its then() runs; null otherwise.
 Task *parking_task();
+
+// The preemption signal's buffers of a worker (sched/preempt_signal.h).
+struct SignalBuffers;
+SignalBuffers *worker_signal_buffers(Worker *w);
 // For the task dump: whether t is running on a worker's thread in a
 // foreign call now (a call that may block the worker: the monitor hands
 // its other tasks to a spare), and if so the instrumented function that

@@ -172,7 +172,7 @@ int wait_on(WaitQueue *q, const char *call, WaitReason why) {
   Task *t = current_task(call);
   q->push(fresh_waiter(t));
   set_waiting(t, why);
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 void unlock_all(copystack_chan **cs, int n) {
@@ -342,7 +342,7 @@ int __copystack_chan_send_begin(copystack_chan *c,
   c->transfer(WaiterBuffer::acquire(t, w, c->elem_size), elem);
   c->sendq.push(w);
   set_waiting(t, kWaitChanSend);
-  return COPYSTACK_MUST_PARK; // the lock is released once it has parked
+  return park_pending(COPYSTACK_MUST_PARK); // the lock is released once it has parked
 }
 
 void __copystack_chan_send_end(void) {
@@ -400,7 +400,7 @@ int __copystack_chan_recv_begin(copystack_chan *c,
   w->obj = c; // for _end: moving the element out needs its operations
   c->recvq.push(w);
   set_waiting(t, kWaitChanRecv);
-  return COPYSTACK_MUST_PARK;
+  return park_pending(COPYSTACK_MUST_PARK);
 }
 
 int __copystack_chan_recv_end(COPYSTACK_NOESCAPE void *elem) {
@@ -559,7 +559,7 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
     set_waiting(t, kWaitSelectNoCases);
     if (locked != stack_locked)
       free(locked);
-    return COPYSTACK_SELECT_MUST_PARK;
+    return park_pending(COPYSTACK_SELECT_MUST_PARK);
   }
   // Enqueue a waiter on every case and park, holding all the locks.
   Task *t = current_task("copystack_select");
@@ -589,7 +589,7 @@ int __copystack_select_begin(COPYSTACK_NOESCAPE copystack_select_case *cases,
     }
   }
   set_waiting(t, kWaitSelect);
-  return COPYSTACK_SELECT_MUST_PARK;
+  return park_pending(COPYSTACK_SELECT_MUST_PARK);
 }
 
 void __copystack_select_unlock(void *) {

@@ -43,14 +43,21 @@ void walk_frames(TaskFrames &f, uintptr_t pc, uintptr_t sp, uintptr_t fp,
 }
 
 // A task the monitor preempted: the stub's frame (stub_fp, its %rbp) holds
-// the return address into the code that called it, and that code's %rbp.
-static void walk_preempted(TaskFrames &f, uintptr_t stub_fp, uintptr_t lo,
-                    uintptr_t hi) {
+// the return address into the code that called it, and that code's %rbp;
+// after the signal (resume: __copystack_signal_resume), the interrupted pc
+// itself, taken as pc + 1 like a dump's interrupted frame.
+static void walk_preempted(TaskFrames &f, uintptr_t resume, uintptr_t stub_fp,
+                           uintptr_t lo, uintptr_t hi) {
   if (stub_fp < lo || stub_fp + 16 > hi || (stub_fp & 7))
     return;
   const auto *stub = reinterpret_cast<const uintptr_t *>(stub_fp);
-  add(f, reinterpret_cast<uintptr_t>(__copystack_preempt_resume));
-  walk_frames(f, stub[1], stub_fp + 16, stub[0], lo, hi);
+  add(f, resume);
+  // The signal's stop left the interrupted code's 128-byte red zone
+  // between the two (preempt_signal.cc).
+  if (resume == reinterpret_cast<uintptr_t>(__copystack_signal_resume))
+    walk_frames(f, stub[1] + 1, stub_fp + 16 + 128, stub[0], lo, hi);
+  else
+    walk_frames(f, stub[1], stub_fp + 16, stub[0], lo, hi);
 }
 
 // A suspended (held) task: from its switch frame. A compacted task's
@@ -74,8 +81,8 @@ void walk_suspended(TaskFrames &f, const Task *t) {
                   : sf->r13;
     return;
   }
-  if (sf->ret == reinterpret_cast<uintptr_t>(__copystack_preempt_resume)) {
-    walk_preempted(f, sf->rbp, t->stack.lo, t->stack.hi);
+  if (preempted_resume(sf->ret)) {
+    walk_preempted(f, sf->ret, sf->rbp, t->stack.lo, t->stack.hi);
     return;
   }
   walk_frames(f, sf->ret, t->sp + sizeof(SwitchFrame), sf->rbp, t->stack.lo,

@@ -262,7 +262,7 @@ __copystack_foreign_call_r10:
 	subq	$8, %rsp		/* the call below pushes 8 more: aligned */
 	call	on_thread_stack
 	/* The monitor asked this run to yield while it was in the call
-	 * (sched/preempt.h): the task's next check fails instead. */
+	 * (sched/preempt.h). */
 	movq	__copystack_thread@gottpoff(%rip), %r10
 	movq	%fs:THREAD_PREEMPT_SEQ(%r10), %r11
 	cmpq	%fs:THREAD_RUN_SEQ(%r10), %r11
@@ -270,6 +270,7 @@ __copystack_foreign_call_r10:
 	movq	-8(%rbp), %r11
 .Lback_on_task:
 	movq	%r11, TCB_LIMIT
+.Lreturn_to_task:
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -278,6 +279,34 @@ __copystack_foreign_call_r10:
 .Lpreempt_asked:
 	.cfi_def_cfa %rbp, 16
 	.cfi_offset %rbp, -16
+	/* It yields here, at the call's return, as at a loop poll: a task
+	 * whose loop is mostly foreign calls (a clock read, a string function)
+	 * would otherwise yield only at its next check or poll, and code built
+	 * without polls (--copystack-preempt=signal) has none in its loops,
+	 * where the signal finds it in the foreign call nearly every time.
+	 * The results stay: %rax and %rdx (__copystack_preempt keeps every
+	 * general register but %r11), %xmm0 and %xmm1 (below); the switch
+	 * keeps the callee-saved state. Not when the task holds a lock until
+	 * its coming park (thread.h park_pending), nor with an x87 result on
+	 * the register stack (TOP not 0): then its next check fails instead,
+	 * as before. The limit is the task's once it runs again. */
+	cmpq	$0, %fs:THREAD_PARK_FN(%r10)
+	jne	.Lpreempt_later
+	pushq	%rax
+	fnstsw	%ax
+	testw	$0x3800, %ax
+	popq	%rax
+	jnz	.Lpreempt_later
+	movq	-8(%rbp), %r11		/* a task's limit again: not 0 */
+	movq	%r11, TCB_LIMIT
+	subq	$32, %rsp
+	movdqu	%xmm0, (%rsp)
+	movdqu	%xmm1, 16(%rsp)
+	call	__copystack_preempt
+	movdqu	(%rsp), %xmm0
+	movdqu	16(%rsp), %xmm1
+	jmp	.Lreturn_to_task
+.Lpreempt_later:
 	movq	$-2, %r11		/* COPYSTACK_PREEMPT_LIMIT (preempt.cc) */
 	jmp	.Lback_on_task
 .Lin_place:
@@ -454,6 +483,41 @@ __copystack_preempt_resume:
 	ret
 	.cfi_endproc
 	.size	__copystack_preempt, .-__copystack_preempt
+
+	/* Entered, not called: the preemption signal's handler
+	 * (sched/preempt_signal.cc) saved every register of the code it
+	 * interrupted, and returns here with %rsp 136 bytes lower (the
+	 * interrupted code's red zone, then the interrupted pc where a call
+	 * would have put its return address); every other register still
+	 * holds the interrupted value. Parks the task like __copystack_preempt;
+	 * once it runs again (on the same thread) it leaves the task stack for
+	 * the thread's and __copystack_signal_restore puts every register back
+	 * with rt_sigreturn. Uses 144 bytes of the task stack below the red
+	 * zone (the pc, %rbp, alignment, __copystack_park's 120). */
+	.globl	__copystack_signal_preempt
+	.globl	__copystack_signal_resume
+	.type	__copystack_signal_preempt,@function
+	.p2align 4
+__copystack_signal_preempt:
+	.cfi_startproc
+	.cfi_signal_frame	/* its caller's pc is no return address */
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq	$-16, %rsp
+	movq	__copystack_signal_then@GOTPCREL(%rip), %rdi
+	xorl	%esi, %esi
+	call	__copystack_park
+__copystack_signal_resume:
+	movq	__copystack_thread@gottpoff(%rip), %rax
+	movq	%fs:THREAD_SCHED_SP(%rax), %rsp
+	andq	$-16, %rsp
+	call	__copystack_signal_restore
+	ud2
+	.cfi_endproc
+	.size	__copystack_signal_preempt, .-__copystack_signal_preempt
 
 	/* result=1: %rax, saved first by push_caller_saved, is the
 	 * result, so its slot takes the call's before the pops. */
