@@ -8,7 +8,7 @@
 // RUN: %cc %s -o %t
 // RUN: %exits 2 env COPYSTACK_WORKERS=1 %run %t > %t.out 2>&1
 // RUN: FileCheck %s < %t.out
-// RUN: %if O2 && !tsan && !ubsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// RUN: %if O2 && !tsan && !ubsan && !preempt-signal %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
 #include "Inputs/check.h"
 #include "Inputs/preempted_dump.h"
 
