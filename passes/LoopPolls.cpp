@@ -25,9 +25,20 @@ using namespace llvm;
 namespace copystack {
 
 static cl::opt<bool> LoopPollsOpt(
-    "copystack-loop-polls", cl::Hidden, cl::init(true),
+    "copystack-loop-polls", cl::Hidden, cl::init(false),
     cl::desc("Poll for preemption at the back edges of loops that call no "
-             "instrumented function"));
+             "instrumented function (default: only in functions built "
+             "with ThreadSanitizer, where the runtime sends no signal)"));
+
+/// Whether F's loops poll: as the option says when it is given, else only
+/// where the runtime's preemption signal is off (ThreadSanitizer builds:
+/// runtime/src/sched/preempt_signal.h), so that a loop there is still
+/// stopped after its time slice.
+static bool wantsPolls(const Function &F) {
+  if (LoopPollsOpt.getNumOccurrences())
+    return LoopPollsOpt;
+  return F.hasFnAttribute(Attribute::SanitizeThread);
+}
 
 // The most instructions a loop without a poll may run between two polls of
 // the loops around it (or calls): about 20-60 us on this machine's cores,
@@ -122,7 +133,7 @@ static bool surelyChecks(const CallBase &CB, const Policy &P) {
 }
 
 unsigned insertLoopPolls(Function &F, const Policy &P) {
-  if (!LoopPollsOpt)
+  if (!wantsPolls(F))
     return 0;
   SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 8> Edges;
   FindFunctionBackedges(F, Edges);

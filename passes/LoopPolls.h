@@ -2,9 +2,14 @@
 //
 // Preemption (Go 1.14's): the runtime's monitor asks a task that has run for
 // a time slice to yield by storing COPYSTACK_PREEMPT_LIMIT in its thread's
-// split-stack limit (abi.h), so that its next prologue check fails. A loop
-// whose iterations call no instrumented function never checks; at each of
-// its back edges it gets a poll of the same word, an asm goto:
+// split-stack limit (abi.h), so that its next prologue check fails, and by
+// a signal that stops the task at any instruction of instrumented code
+// (runtime/src/sched/preempt_signal.h). Loops need no poll for the signal:
+// by default only functions built with ThreadSanitizer, where the runtime
+// sends none, get polls (-copystack-loop-polls=1 gives them to every
+// function, =0 to none; copystack-cc's --copystack-preempt=polls|signal).
+// A loop whose iterations call no instrumented function never checks; at
+// each of its back edges it then gets a poll of the same word, an asm goto:
 //
 //     callbr void asm sideeffect "cmpq $$-2, %fs:0x70; je ${0:l}", "!i"()
 //         to label %latch.polled [label %cs.preempt]

@@ -314,14 +314,16 @@ const Knob kKnobs[] = {
      [](Config &c, const char *v) { return parse_bool(v, &c.netpoll); },
      [](const Config &c, char *b, size_t n) { show_bool(c.netpoll, b, n); }},
     {"COPYSTACK_PREEMPT", "1", kBoolForms,
-     "a task that runs for a time slice yields at its next prologue or "
-     "loop back edge; 0: tasks are never preempted",
+     "a task that runs for a time slice yields at its next call of "
+     "instrumented code, at a loop poll or, by the signal, at any "
+     "instruction; 0: tasks are never preempted",
      [](Config &c, const char *v) { return parse_bool(v, &c.preempt); },
      [](const Config &c, char *b, size_t n) { show_bool(c.preempt, b, n); }},
     {"COPYSTACK_PREEMPT_SIGNAL", "1", kBoolForms,
-     "the monitor also stops such a task with a signal (SIGURG) at any "
-     "instruction of instrumented code, as Go 1.14 does: code built "
-     "without loop polls (--copystack-preempt=signal) is preempted too",
+     "the monitor stops such a task with a signal (SIGURG) at any "
+     "instruction of instrumented code, as Go 1.14 does (code has no loop "
+     "polls unless built with --copystack-preempt=polls or TSan); 0: only "
+     "at calls and loop polls",
      [](Config &c, const char *v) { return parse_bool(v, &c.preempt_signal); },
      [](const Config &c, char *b, size_t n) {
        show_bool(c.preempt_signal, b, n);

@@ -2,7 +2,8 @@
 //
 // The monitor asks a task to yield by its thread's split-stack limit
 // (preempt.h); code that reaches no check or poll for a time slice (a loop
-// compiled without polls, --copystack-preempt=signal) would never see it.
+// that calls nothing: the drivers' default builds no polls) would never
+// see it.
 // So the monitor also sends the worker's thread SIGURG (as Go does: its
 // default action is to ignore it, and few programs use it). The handler
 // stops the task at the instruction it interrupted when all of these hold:

@@ -12,14 +12,17 @@
 // OUT: 55 3 -8024092402743952908 6
 // Under the own prologue a big frame's check is LLVM's stack probe (the
 // mov of the size to %eax and the call) and the pass's check after it,
-// and a function that calls nothing has none; that variant is built with
-// --copystack-preempt=signal, so the loop has no poll either.
+// and a function that calls nothing has none. The loop has no poll (the
+// default, --copystack-preempt=signal); built with polls, it has one.
+// RUN: %cc --copystack-preempt=polls %s -o %t.polls
+// RUN: python3 %S/../../../scripts/instruction_mix.py %t.polls --runtime %cs_lib/libcopystack.a | FileCheck %s --check-prefix=POLLS
 // LLVM: big_frame: prologue checks 3{{$}}
 // OWN: big_frame: prologue checks 4{{$}}
 // CHECK: in_place: prologue checks 2, in-place tests 6{{$}}
 // CHECK: recurse: prologue checks 2{{$}}
-// LLVM: spin: prologue checks 2, loop polls 2{{$}}
+// LLVM: spin: prologue checks 2{{$}}
 // OWN-NOT: spin:
+// POLLS: spin: {{.*}}loop polls 2{{$}}
 // CHECK: through_pointer: prologue checks 2, prefix tests 3{{$}}
 #include <stdio.h>
 #include <stdlib.h>

@@ -49,14 +49,16 @@ signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
 # The own prologue (cs_cpu "own": the pass's check and LLVM's stack probe
 # in place of LLVM's split-stack prologue, copystack/abi.h
-# COPYSTACK_OWN_CHECK), on the CPU's own code, and preemption by the
-# signal alone: no loop polls (sched/preempt_signal.h).
+# COPYSTACK_OWN_CHECK), on the CPU's own code. Every variant but TSan's is
+# preempted by the signal alone, with no loop polls (the drivers' default:
+# sched/preempt_signal.h); code built with TSan polls.
 prologue = ""
+if config.cs_mode != "tsan":
+    config.available_features.add("preempt-signal")
 if config.cs_cpu == "own":
     config.name += "-own"
-    prologue = " --copystack-prologue=own --copystack-preempt=signal"
+    prologue = " --copystack-prologue=own"
     config.available_features.add("own-prologue")
-    config.available_features.add("preempt-signal")
 elif config.cs_cpu != "auto":
     config.name += "-" + config.cs_cpu
     with open("/proc/cpuinfo") as f:

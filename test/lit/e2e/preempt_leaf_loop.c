@@ -1,14 +1,21 @@
-// A loop in a function that calls nothing else and has no floating-point
-// value polls with the preemption stub's call inside one asm (LoopPolls.h):
-// the function stays a leaf, with no frame pointer and, as it needs no
-// stack, no frame and no prologue check. The monitor still preempts it:
-// with one worker, main runs again while the task spins. And a task dump
-// of the task preempted there names the leaf's caller: its unwind tables
-// give it (the %rbp chain would go from the leaf to its caller's caller).
+// A task spinning in a loop of a function that calls nothing else is
+// preempted: with one worker, main runs again while the task spins; by the
+// runtime's signal (the default build has no loop polls) and, built with
+// --copystack-preempt=polls and the signal off, by the loop's poll, which
+// in a function without floating-point values has the preemption stub's
+// call inside one asm (LoopPolls.h): the function stays a leaf, with no
+// frame pointer and, as it needs no stack, no frame and no prologue check.
+// And a task dump of the task preempted there names the leaf's caller: its
+// unwind tables give it (the %rbp chain would go from the leaf to its
+// caller's caller).
 // RUN: %cc %s -o %t
 // RUN: %exits 2 env COPYSTACK_WORKERS=1 %run %t > %t.out 2>&1
 // RUN: FileCheck %s < %t.out
-// RUN: %if O2 && !tsan && !ubsan && !preempt-signal %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// RUN: %cc --copystack-preempt=polls %s -o %t.polls
+// RUN: %exits 2 env COPYSTACK_WORKERS=1 COPYSTACK_PREEMPT_SIGNAL=0 %run %t.polls > %t.polls.out 2>&1
+// RUN: FileCheck %s < %t.polls.out
+// RUN: %if O2 && !tsan && !ubsan %{ %cc --copystack-preempt=polls -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// RUN: %if O2 && !tsan && !ubsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=NOPOLL %}
 #include "Inputs/check.h"
 #include "Inputs/preempted_dump.h"
 
@@ -46,3 +53,6 @@ int main(void) { return preempted_dump(spinner, &stop, &spins); }
 // ASM-NEXT:  jne
 // ASM-NEXT:  callq *__copystack_preempt@GOTPCREL(%rip)
 // ASM:       .Lfunc_end
+// NOPOLL-LABEL: spin:
+// NOPOLL-NOT:   %fs:112
+// NOPOLL:       .Lfunc_end

@@ -1,7 +1,7 @@
 ; An innermost loop that calls nothing and has a small constant bound on
 ; its trips (at most 65,536 instructions a run) needs no poll: it ends soon,
 ; and the loop around it, if any, polls. Unbounded or long loops poll.
-; RUN: %opt -passes=copystack -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -copystack-loop-polls=1 -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 ; CHECK-LABEL: define i64 @fixed(

@@ -5,7 +5,7 @@
 ; register but %r11 (preserve_most): the loop keeps its registers.
 ; In a function that calls nothing else and has no floating-point or vector
 ; value, the stub's call is inside the poll's asm: the function stays a leaf.
-; RUN: %opt -passes=copystack -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -copystack-loop-polls=1 -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 declare void @after(i64)
@@ -87,7 +87,7 @@ exit:
 
 ; In the machine code the poll is one compare of the word with the request
 ; and a branch, out of line, to the call.
-; RUN: %opt -passes=copystack %s | %llc -O2 -o - | FileCheck %s --check-prefix=ASM
+; RUN: %opt -passes=copystack -copystack-loop-polls=1 %s | %llc -O2 -o - | FileCheck %s --check-prefix=ASM
 ; ASM-LABEL: sum_then_call:
 ; ASM:       addq (%rdi), %r{{[a-z0-9]+}}
 ; ASM-NEXT:  #APP

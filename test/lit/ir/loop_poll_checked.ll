@@ -2,7 +2,7 @@
 ; preempted at that function's prologue check: no poll. One whose call runs
 ; only on some iterations polls, and so does one whose call is of a leaf (a
 ; function that calls nothing may have no check at all).
-; RUN: %opt -passes=copystack -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -copystack-loop-polls=1 -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 declare void @elsewhere(i64)
