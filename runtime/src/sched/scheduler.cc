@@ -603,6 +603,49 @@ __attribute__((noinline)) void late_run(Task *t, trace::RunEnd how) {
              t->wait_reason.load(std::memory_order_relaxed));
 }
 
+// The C++ runtime's exception state is per thread: the Itanium C++ ABI's
+// __cxa_eh_globals, whose first two fields (libstdc++'s and libc++abi's
+// alike) are the stack of caught exceptions (std::current_exception and
+// `throw;` read it) and the count of exceptions thrown and not yet caught
+// (std::uncaught_exceptions). A task that parks inside a catch block, or
+// in a destructor that an exception's unwinding runs, must find its own
+// when it resumes, on whatever thread, and the tasks that ran on the
+// thread meanwhile must not see it: for each run the worker puts the
+// task's state in the thread's and keeps its own aside, and takes it back
+// after. Weak: a program without the C++ runtime (or, statically linked,
+// one that never throws) has no such state.
+extern "C" void *cxa_get_globals() __asm__("__cxa_get_globals")
+    __attribute__((weak));
+
+struct EhGlobals {
+  void *caught;
+  unsigned int uncaught;
+};
+
+struct EhSwap {
+  EhGlobals *thread = nullptr; // the thread's (null: no C++ runtime)
+  void *caught = nullptr;      // what it held before the task ran
+  unsigned int uncaught = 0;
+
+  explicit EhSwap(Task *t) {
+    if (!&cxa_get_globals)
+      return;
+    thread = static_cast<EhGlobals *>(cxa_get_globals());
+    caught = thread->caught;
+    uncaught = thread->uncaught;
+    thread->caught = t->eh_caught;
+    thread->uncaught = t->eh_uncaught;
+  }
+  void back(Task *t) const {
+    if (!thread)
+      return;
+    t->eh_caught = thread->caught;
+    t->eh_uncaught = thread->uncaught;
+    thread->caught = caught;
+    thread->uncaught = uncaught;
+  }
+};
+
 // Switches to t on this thread until it parks or finishes; then runs what
 // it asked to be run once its context was saved. Returns whether it
 // finished: after a park, t belongs to whoever readies it (it may already
@@ -634,7 +677,9 @@ __attribute__((always_inline)) inline bool execute_as(Task *t) {
   uint64_t started = 0, stopped = 0;
   if (kObserved && trace::on())
     started = trace::now();
+  const EhSwap eh(t);
   __copystack_switch(&th.sched_sp, t->sp, th.task_limit);
+  eh.back(t);
   const bool traced = kObserved && trace::on();
   if (traced)
     stopped = trace::now();

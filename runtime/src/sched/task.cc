@@ -214,6 +214,8 @@ Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
   state->fpusw = sw;
   state->err = 0;
   state->unused32 = 0;
+  t->eh_caught = nullptr; // no exception caught or in flight, as a thread
+  t->eh_uncaught = 0;
   t->sp = reinterpret_cast<uintptr_t>(frame);
   // Nothing below the first frame was written: in verify mode a stack is
   // fresh zero pages (copy.cc move_frames).

@@ -115,6 +115,11 @@ struct Task {
   // In-place calls whose room test failed since its last request for room
   // (abi.h COPYSTACK_ROOM_LIMIT; switch.S __copystack_no_room counts them).
   uint8_t room_misses = 0;
+  // The C++ runtime's exception state while the task does not run
+  // (scheduler.cc, EhSwap): the caught exceptions it has not finished
+  // with, and how many it threw that are not caught yet.
+  void *eh_caught = nullptr;
+  uint32_t eh_uncaught = 0;
   // Small closures of copystack_go (the C++ API) live here, not on the heap.
   alignas(16) unsigned char closure[32];
   // A small element a channel operation passes while the task waits.
@@ -126,7 +131,7 @@ static_assert(offsetof(Task, result) == TASK_RESULT, "asm_offsets.h");
 static_assert(offsetof(Task, done) == TASK_DONE, "asm_offsets.h");
 static_assert(offsetof(Task, room_misses) == TASK_ROOM_MISSES,
               "asm_offsets.h");
-static_assert(sizeof(Task) <= 224, "a task structure stays small");
+static_assert(sizeof(Task) <= 240, "a task structure stays small");
 
 // A new task that will call entry(a0, a1, a2) on a stack of start_size
 // bytes. entry must be instrumented; for foreign code use

@@ -13,6 +13,6 @@
 // CHECK:      tasks when main starts: 1
 // CHECK-NEXT: tasks while workers block: [[#N+1]]
 // CHECK-NEXT: tasks after release: 1
-// OFF:        while parked, per task: 2048 B of stack, 224 B of task structure
+// OFF:        while parked, per task: 2048 B of stack, 240 B of task structure
 // OFF-NEXT:   after two collections: 0 tasks compacted
 // ON:         after two collections: [[#N]] tasks compacted, {{[1-9][0-9][0-9]}} B of frames each; per task: 0 B of stack
