@@ -12,6 +12,11 @@
 // RUN: %cxx %s -o %t
 // RUN: %run %t | FileCheck %s
 // RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
+// A thread of the program's own (COPYSTACK_THREADS=0: std::thread makes a
+// thread), inside its catch block, runs a task on itself (copystack_run):
+// the task sees none of the thread's exception, and the thread rethrows
+// its own after.
+// RUN: env COPYSTACK_THREADS=0 %run %t thread | FileCheck %s --check-prefix=THREAD
 #include "Inputs/check.h"
 
 #include <atomic>
@@ -20,6 +25,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
 static copystack_chan *tokens;
@@ -116,7 +122,37 @@ static void worker(void *arg) {
   copystack_waitgroup_done(&wg);
 }
 
-int main() {
+static void on_thread(void *) {
+  if (std::current_exception())
+    bad++;
+  try {
+    throw std::logic_error("the task's");
+  } catch (const std::logic_error &) {
+    copystack_sleep_ns(1000);
+    if (!std::current_exception())
+      bad++;
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "thread") {
+    std::thread t([] {
+      try {
+        throw std::runtime_error("the thread's");
+      } catch (const std::runtime_error &) {
+        copystack_run(on_thread, nullptr);
+        try {
+          throw;
+        } catch (const std::runtime_error &e) {
+          if (std::string(e.what()) != "the thread's")
+            bad++;
+        }
+      }
+    });
+    t.join();
+    printf("thread: bad %d\n", bad.load());
+    return 0;
+  }
   tokens = copystack_chan_make(sizeof(long), 1);
   try {
     throw 42; // main's own, caught while the tasks run
@@ -136,3 +172,4 @@ int main() {
   return 0;
 }
 // CHECK: rethrown 480, unwound 480, bad 0
+// THREAD: thread: bad 0
