@@ -6,6 +6,8 @@
 
 #include "copystack/abi.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/Statistic.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -18,6 +20,8 @@
 #include <string>
 
 using namespace llvm;
+
+#define DEBUG_TYPE "copystack"
 
 namespace copystack {
 
@@ -33,6 +37,14 @@ static cl::opt<Prologue> PrologueOpt(
                           "shrink-wrap the frame, and LLVM's stack probe "
                           "for big frames (copystack/abi.h, "
                           "COPYSTACK_OWN_CHECK)")));
+
+static cl::opt<bool> ElideChecks(
+    "copystack-elide-checks", cl::Hidden, cl::init(true),
+    cl::desc("Under the own prologue, leave the check out of a function "
+             "with a small frame whose every call goes to a function of "
+             "the module that checks (docs/abi.md)"));
+
+STATISTIC(NumElidedChecks, "Own checks left out: every callee checks");
 
 // Intrinsics the x86-64 backend never turns into a call. The others may
 // become one (llvm.memcpy of a large or variable size, llvm.pow, llvm.fma
@@ -234,7 +246,8 @@ static void insertOwnCheck(Function &F) {
   B.CreateCall(Check);
 }
 
-void setAttributes(Function &F, bool HasLocals) {
+bool setAttributes(Function &F, bool HasLocals) {
+  bool WantsOwnCheck = false;
   // A variadic shim has no prologue check (LLVM refuses one): its frame
   // fits the guard band's budget, and the body it calls checks at once.
   if (!F.hasFnAttribute(names::VarargShimAttr)) {
@@ -252,7 +265,7 @@ void setAttributes(Function &F, bool HasLocals) {
       F.addFnAttr("probe-stack", COPYSTACK_SYM_STACK_PROBE);
       F.addFnAttr("stack-probe-size", std::to_string(COPYSTACK_PROBE_FRAME));
       if (makesCallOfItsOwn(F))
-        insertOwnCheck(F);
+        WantsOwnCheck = true; // placeOwnChecks, once every function is done
       else if (!makesNoCalls(F))
         F.addFnAttr("split-stack");
     } else {
@@ -288,6 +301,138 @@ void setAttributes(Function &F, bool HasLocals) {
   // Prefix data sits right before the entry; keep the entry aligned.
   if (!F.getAlign() || F.getAlign()->value() < 16)
     F.setAlignment(Align(16));
+  return WantsOwnCheck;
+}
+
+// Whether F, which makes calls, may go without the own check: every call
+// LLVM sees is a direct call of a function in Checked (which has the check
+// and binds to the definition here, or to another object's copy of the
+// same dispatch stub: no interposition), no instruction may become a call
+// of something else (nor may a stack protector's failure), and no local
+// is dynamic (a variable alloca is no part of the frame the probe sees).
+// Small locals only: the frame must stay under the probe size F then gets
+// (COPYSTACK_ELIDED_PROBE), or the probe's call costs more than the check
+// it replaces; spills are not known here, the locals' bytes are the
+// estimate.
+static bool mayGoUnchecked(const Function &F,
+                           const SmallPtrSetImpl<const Function *> &Checked) {
+  if (F.hasFnAttribute(names::DispatchStubAttr) ||
+      F.hasFnAttribute(names::GeneratedAttr) || F.hasPrologueData() ||
+      F.callsFunctionThatReturnsTwice() ||
+      F.hasFnAttribute(Attribute::StackProtect) ||
+      F.hasFnAttribute(Attribute::StackProtectStrong) ||
+      F.hasFnAttribute(Attribute::StackProtectReq))
+    return false;
+  const DataLayout &DL = F.getDataLayout();
+  uint64_t LocalBytes = 0;
+  // A vector wider than 16 bytes may be spilled to a slot the prologue
+  // aligns the frame for, beyond the size the probe compares.
+  auto WideVector = [&](const Type *T) {
+    return T->isVectorTy() && DL.getTypeSizeInBits(const_cast<Type *>(T))
+                                      .getKnownMinValue() > 128;
+  };
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB) {
+      if (hasValueOfType(I, WideVector))
+        return false;
+      if (const auto *AI = dyn_cast<AllocaInst>(&I)) {
+        std::optional<TypeSize> Size = AI->getAllocationSize(DL);
+        if (!AI->isStaticAlloca() || !Size || Size->isScalable())
+          return false;
+        LocalBytes += Size->getFixedValue();
+        if (LocalBytes > COPYSTACK_ELIDED_LOCALS)
+          return false;
+        continue;
+      }
+      const auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB) {
+        if (mayBecomeCall(I))
+          return false;
+        continue;
+      }
+      if (CB->isInlineAsm() || CB->hasMetadata(names::LeafPollMD))
+        continue;
+      const Function *Callee = CB->getCalledFunction();
+      if (Callee && Callee->isIntrinsic()) {
+        // The frame map's llvm.localescape is no call; nor is a memset or
+        // memcpy of a few constant bytes (the map's zeroing of a local).
+        Intrinsic::ID ID = Callee->getIntrinsicID();
+        if (const auto *MI = dyn_cast<MemIntrinsic>(CB)) {
+          const auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+          if (!Len || Len->getZExtValue() > COPYSTACK_ELIDED_LOCALS)
+            return false;
+        } else if (ID != Intrinsic::localescape && !neverACall(ID)) {
+          return false;
+        }
+        continue;
+      }
+      // A dispatch stub is weak, one per program of the same code: each
+      // checks at its entry.
+      if (!Callee || Callee == &F || !Checked.count(Callee) ||
+          !(Callee->isDSOLocal() || Callee->hasLocalLinkage()) ||
+          (Callee->isInterposable() &&
+           !Callee->hasFnAttribute(names::DispatchStubAttr)) ||
+          isa<CallBrInst>(CB) ||
+          CB->getFunctionType() != Callee->getFunctionType())
+        return false;
+    }
+  for (const char *Hook :
+       {"instrument-function-entry", "instrument-function-entry-inlined",
+        "instrument-function-exit", "instrument-function-exit-inlined"})
+    if (F.hasFnAttribute(Hook))
+      return false;
+  return true;
+}
+
+void placeOwnChecks(ArrayRef<Function *> Wanting) {
+  // The guard band's budget allows, below a stack pointer a check let
+  // through, one checked function's frame and one unchecked one's before
+  // the next check (docs/abi.md, "The guard band's budget"). A function
+  // all of whose calls go to functions that check at their entry may be
+  // that unchecked frame when its frame is small (COPYSTACK_ELIDED_FRAME,
+  // the probe beyond it) and none of its callees is unchecked too:
+  // chosen greedily in the module's order, each choice keeping its
+  // callees checked. Such a function is noinline, as a checked one: LTO,
+  // after this pass, would otherwise put its calls in a leaf's frame.
+  SmallPtrSet<const Function *, 32> Checked(Wanting.begin(), Wanting.end());
+  SmallPtrSet<const Function *, 32> Elided, MustCheck;
+  // A variadic shim is an unchecked frame already: the body it calls
+  // checks (docs/abi.md).
+  for (const Function *F : Wanting)
+    for (const User *U : F->users())
+      if (const auto *CB = dyn_cast<CallBase>(U))
+        if (CB->getCalledFunction() == F &&
+            CB->getFunction()->hasFnAttribute(names::VarargShimAttr))
+          MustCheck.insert(F);
+  if (ElideChecks)
+    for (Function *F : Wanting) {
+      if (MustCheck.count(F) || !mayGoUnchecked(*F, Checked))
+        continue;
+      bool CalleeElided = false;
+      for (const BasicBlock &BB : *F)
+        for (const Instruction &I : BB)
+          if (const auto *CB = dyn_cast<CallBase>(&I))
+            if (const Function *G = CB->getCalledFunction())
+              CalleeElided |= Elided.count(G) != 0;
+      if (CalleeElided)
+        continue;
+      Elided.insert(F);
+      for (const BasicBlock &BB : *F)
+        for (const Instruction &I : BB)
+          if (const auto *CB = dyn_cast<CallBase>(&I))
+            if (const Function *G = CB->getCalledFunction())
+              MustCheck.insert(G);
+    }
+  for (Function *F : Wanting) {
+    if (!Elided.count(F)) {
+      insertOwnCheck(*F);
+      continue;
+    }
+    ++NumElidedChecks;
+    F->addFnAttr("stack-probe-size", std::to_string(COPYSTACK_ELIDED_PROBE));
+    F->removeFnAttr(Attribute::AlwaysInline);
+    F->addFnAttr(Attribute::NoInline);
+  }
 }
 
 // The first call through a lazily bound PLT entry runs the dynamic linker's

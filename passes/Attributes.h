@@ -18,6 +18,7 @@
 #ifndef COPYSTACK_PASSES_ATTRIBUTES_H
 #define COPYSTACK_PASSES_ATTRIBUTES_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -37,8 +38,16 @@ bool hasValueOfType(const llvm::Instruction &I,
 bool makesNoCalls(const llvm::Function &F);
 
 /// The code-generation attributes of an instrumented function; HasLocals:
-/// its frame map describes locals at offsets from %rbp.
-void setAttributes(llvm::Function &F, bool HasLocals);
+/// its frame map describes locals at offsets from %rbp. True when F is to
+/// get the own prologue's check (placeOwnChecks decides, once the module's
+/// functions are all instrumented).
+bool setAttributes(llvm::Function &F, bool HasLocals);
+
+/// Under the own prologue: the check at the entry of each function of
+/// Wanting (in the module's order), but for those whose every call goes to
+/// one that checks, which get a small frame's probe instead (abi.h,
+/// COPYSTACK_ELIDED_FRAME).
+void placeOwnChecks(llvm::ArrayRef<llvm::Function *> Wanting);
 
 /// Binds every callee of the module at load time (nonlazybind, RtLibUseGOT).
 void bindEagerly(llvm::Module &M);

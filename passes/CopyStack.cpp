@@ -139,7 +139,8 @@ void checkStep(Function &F, const char *Step) {
 
 // The steps on one instrumented function, in CopyStack.h's order.
 static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
-                       DispatchStubs &Stubs) {
+                       DispatchStubs &Stubs,
+                       SmallVectorImpl<Function *> &WantOwnCheck) {
   ForeignCallStats FS;
   FrameMapStats MS;
   PinStats PS;
@@ -170,7 +171,8 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
   checkStep(F, "loop polls");
   emitFrameMap(F, MS);
   checkStep(F, "frame maps");
-  setAttributes(F, /*HasLocals=*/MS.Locals != 0);
+  if (setAttributes(F, /*HasLocals=*/MS.Locals != 0))
+    WantOwnCheck.push_back(&F);
 
   ++NumInstrumented;
   NumPinned += PS.Static + PS.Dynamic;
@@ -243,10 +245,12 @@ PreservedAnalyses CopyStackPass::run(Module &M, ModuleAnalysisManager &) {
   inferCaptures(M, P);
   ThunkCache Thunks(M);
   DispatchStubs Stubs(M);
+  SmallVector<Function *, 32> WantOwnCheck;
   for (Function *F : Work)
-    instrument(*F, P, Thunks, Stubs);
+    instrument(*F, P, Thunks, Stubs, WantOwnCheck);
   for (Function *S : Stubs.created())
-    instrument(*S, P, Thunks, Stubs);
+    instrument(*S, P, Thunks, Stubs, WantOwnCheck);
+  placeOwnChecks(WantOwnCheck);
   if (DispatchStubsOpt)
     defineDispatchAliases(M, Work);
   // Functions on the system stack never change threads mid-call: their

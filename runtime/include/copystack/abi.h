@@ -74,6 +74,19 @@
  * guard band's budget for an unchecked frame, pushes included. */
 #define COPYSTACK_OWN_CHECK 0xffffffffffffffffull
 #define COPYSTACK_PROBE_FRAME 208
+/* Under the own prologue a function that makes calls goes without the
+ * check when each of them is a direct call of a function of its module
+ * that checks (and is not itself without one), its locals are static and
+ * take at most COPYSTACK_ELIDED_LOCALS bytes, and nothing in it may become
+ * a call of anything else. Its frame is then the one unchecked frame the
+ * guard band's budget allows between a checked one and its callee's
+ * check: under COPYSTACK_ELIDED_FRAME bytes, pushes included, which LLVM's
+ * probe enforces from COPYSTACK_ELIDED_PROBE bytes taken beyond the
+ * pushes. 256 (a checked frame) + 8 + 144 + 8 + 256 (the callee's frame
+ * before its check) + 256 (COPYSTACK_MORESTACK_BLOCK) = 928. */
+#define COPYSTACK_ELIDED_LOCALS 32
+#define COPYSTACK_ELIDED_PROBE 96
+#define COPYSTACK_ELIDED_FRAME 144
 #define COPYSTACK_SYM_STACK_PROBE "__copystack_stack_probe"
 
 /* The smallest stack a task starts with (Go's stackMin). */
