@@ -28,13 +28,15 @@ namespace copystack {
 enum class Prologue { Llvm, Own };
 
 static cl::opt<Prologue> PrologueOpt(
-    "copystack-prologue", cl::Hidden, cl::init(Prologue::Llvm),
+    "copystack-prologue", cl::Hidden, cl::init(Prologue::Own),
     cl::desc("Which stack check an instrumented function gets"),
     cl::values(clEnumValN(Prologue::Llvm, "llvm",
-                          "LLVM's split-stack prologue (the default)"),
+                          "LLVM's split-stack prologue in every function "
+                          "that calls"),
                clEnumValN(Prologue::Own, "own",
-                          "the pass's own check, which leaves LLVM free to "
-                          "shrink-wrap the frame, and LLVM's stack probe "
+                          "the pass's own check (the default), which leaves "
+                          "LLVM free to shrink-wrap the frame, only where a "
+                          "callee does not check, and LLVM's stack probe "
                           "for big frames (copystack/abi.h, "
                           "COPYSTACK_OWN_CHECK)")));
 

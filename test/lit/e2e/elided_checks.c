@@ -11,7 +11,7 @@
 // arguments' slots are locals enough to keep the check.)
 // RUN: %cc -fstack-size-section %s -o %t
 // RUN: %check_frames %t
-// RUN: %if own-prologue && O2 %{ %check_frames --verbose %t | FileCheck %s --check-prefix=FRAMES %}
+// RUN: %if own-prologue && O2 && !tsan && !ubsan %{ %check_frames --verbose %t | FileCheck %s --check-prefix=FRAMES %}
 // RUN: %run %t | FileCheck %s
 #include "Inputs/check.h"
 

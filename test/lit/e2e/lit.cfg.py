@@ -47,19 +47,22 @@ import lit.formats
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
-# The own prologue (cs_cpu "own": the pass's check and LLVM's stack probe
-# in place of LLVM's split-stack prologue, copystack/abi.h
-# COPYSTACK_OWN_CHECK), on the CPU's own code. Every variant but TSan's is
-# preempted by the signal alone, with no loop polls (the drivers' default:
-# sched/preempt_signal.h); code built with TSan polls.
+# Every variant builds with the own prologue (the pass's check and LLVM's
+# stack probe, copystack/abi.h COPYSTACK_OWN_CHECK: the default) but those
+# of cs_cpu "llvm", which keep LLVM's split-stack prologue
+# (--copystack-prologue=llvm), on the CPU's own code. Every variant but
+# TSan's is preempted by the signal alone, with no loop polls (the
+# drivers' default: sched/preempt_signal.h); code built with TSan polls.
 prologue = ""
 if config.cs_mode != "tsan":
     config.available_features.add("preempt-signal")
-if config.cs_cpu == "own":
-    config.name += "-own"
-    prologue = " --copystack-prologue=own"
+if config.cs_cpu == "llvm":
+    config.name += "-llvm"
+    prologue = " --copystack-prologue=llvm"
+    config.available_features.add("llvm-prologue")
+else:
     config.available_features.add("own-prologue")
-elif config.cs_cpu != "auto":
+if config.cs_cpu not in ("auto", "llvm"):
     config.name += "-" + config.cs_cpu
     with open("/proc/cpuinfo") as f:
         flags = next((line.split(":", 1)[1].split() for line in f
@@ -78,13 +81,13 @@ elif config.cs_cpu != "auto":
         "glibc.cpu.hwcaps=" + ",".join("-" + f for f in off))
 # CI (scripts/test) runs every test at -O0 and -O2 in normal, verify and
 # stress mode; at -O2 under UBSan and under TSan, with the CPU-selected
-# code held to AVX2 and to the baseline, and with the own prologue in
+# code held to AVX2 and to the baseline, and with LLVM's prologue in
 # stress mode (every check moves the stack, verify mode watching).
-# COPYSTACK_E2E_FULL=1 adds the variants below: -O0 under UBSan, the own
+# COPYSTACK_E2E_FULL=1 adds the variants below: -O0 under UBSan, LLVM's
 # prologue at -O0 in stress mode and at -O2 in normal mode.
 full = os.environ.get("COPYSTACK_E2E_FULL", "0") == "1"
-full_only = {("O0", "ubsan", "auto"), ("O0", "stress", "own"),
-             ("O2", "normal", "own")}
+full_only = {("O0", "ubsan", "auto"), ("O0", "stress", "llvm"),
+             ("O2", "normal", "llvm")}
 if (config.cs_opt, config.cs_mode, config.cs_cpu) in full_only and not full:
     config.unsupported = True
 config.test_format = lit.formats.ShTest(True)

@@ -14,5 +14,5 @@ define i32 @interposable(i32 %n) {
 define dso_local i32 @bound(i32 %n) {
   ret i32 %n
 }
-; CHECK-DAG: attributes #[[NLB]] = { nonlazybind uwtable "frame-pointer"="none" "split-stack" }
-; CHECK-DAG: attributes #[[PLAIN]] = { uwtable "frame-pointer"="none" "split-stack" }
+; CHECK-DAG: attributes #[[NLB]] = { nonlazybind uwtable "frame-pointer"="none"{{.*}} }
+; CHECK-DAG: attributes #[[PLAIN]] = { uwtable "frame-pointer"="none"{{.*}} }

@@ -11,10 +11,10 @@ target triple = "x86_64-pc-linux-gnu"
 declare void @after(i64)
 
 ; DEFAULT-LABEL: define i64 @plain(
-; DEFAULT-NOT:   fs:0x70
+; DEFAULT-NOT:   cmpq $$-2, %fs:0x70
 ; DEFAULT-LABEL: define i64 @tsan(
 ; DEFAULT:       callbr void asm sideeffect "cmpq $$-2, %fs:0x70
-; NONE-NOT:      fs:0x70
+; NONE-NOT:      cmpq $$-2, %fs:0x70
 ; ALL-LABEL:     define i64 @plain(
 ; ALL:           callbr void asm sideeffect "cmpq $$-2, %fs:0x70
 ; ALL-LABEL:     define i64 @tsan(

@@ -1,4 +1,5 @@
-; An instrumented function gets LLVM's split-stack prologue, unwind tables,
+; An instrumented function gets LLVM's split-stack prologue (with
+; -copystack-prologue=llvm; the own prologue: prologue_own.ll), unwind tables,
 ; and the 24-byte prefix: map offset, ABI version, magic, and the
 ; sanitizers' word, int3 filler without them. It keeps a frame pointer
 ; where its map describes locals (at %rbp offsets) or the user asked for
@@ -7,7 +8,7 @@
 ; when asked: it is never walked (frames are walked from call sites), and a
 ; leaf that needs no stack then has no prologue check either. Only a frame
 ; whose map describes locals (at fixed %rbp offsets) is never realigned.
-; RUN: %opt -passes=copystack -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -copystack-prologue=llvm -S %s | FileCheck %s
 target triple = "x86_64-pc-linux-gnu"
 
 declare void @g()
