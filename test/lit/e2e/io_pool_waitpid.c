@@ -53,6 +53,28 @@ static void waiter(void *arg) {
   copystack_waitgroup_done(&wg);
 }
 
+// /proc/self/task/TID/FILE's first bytes, or "" when it cannot be read.
+static void task_file(const char *tid, const char *file, char *buf,
+                      size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%s/%s", tid, file);
+  memset(buf, 0, size);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return;
+  if (read(fd, buf, size - 1) < 0)
+    buf[0] = 0;
+  close(fd);
+}
+
+// Whether a thread's system call is nr now.
+static int in_syscall(const char *tid, long nr) {
+  char buf[32], want[16];
+  task_file(tid, "syscall", buf, sizeof buf);
+  snprintf(want, sizeof want, "%ld ", nr);
+  return strncmp(buf, want, strlen(want)) == 0;
+}
+
 // Whether a thread of this process is in flock(2) now (the I/O thread
 // that runs the locker's call): /proc/self/task/*/syscall names it. The
 // fork below must come while the call runs, not while it waits in the
@@ -65,18 +87,8 @@ static int flock_running(void) {
     return 0;
   int found = 0;
   struct dirent *e;
-  while (!found && (e = readdir(d))) {
-    char path[64], buf[32] = {0};
-    snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-      continue;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    char want[16];
-    snprintf(want, sizeof want, "%d ", SYS_flock);
-    found = n > 0 && strncmp(buf, want, strlen(want)) == 0;
-  }
+  while (!found && (e = readdir(d)))
+    found = e->d_name[0] != '.' && in_syscall(e->d_name, SYS_flock);
   closedir(d);
   return found;
 }
@@ -85,7 +97,8 @@ static int flock_running(void) {
 // the locker, which can only run on a worker, has parked. A fork between
 // the call's hand-off to the I/O thread and the locker's park would find
 // it running on another worker, which the child does not inherit
-// (sched/fork.cc); it hung 1 run in about 500 under UBSan.
+// (sched/fork.cc): the child waited for it forever, once in a full run
+// of the suite under UBSan.
 static int other_workers_idle(void) {
   DIR *d = opendir("/proc/self/task");
   if (!d)
@@ -96,24 +109,10 @@ static int other_workers_idle(void) {
   while (!busy && (e = readdir(d))) {
     if (e->d_name[0] == '.' || atol(e->d_name) == self)
       continue;
-    char path[64], name[32] = {0}, call[32] = {0};
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-      continue;
-    ssize_t n = read(fd, name, sizeof name - 1);
-    close(fd);
-    if (n <= 0 || strncmp(name, "copystack-w", 11) != 0)
-      continue;
-    snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
-    fd = open(path, O_RDONLY);
-    if (fd < 0)
-      continue;
-    n = read(fd, call, sizeof call - 1);
-    close(fd);
-    char want[16];
-    snprintf(want, sizeof want, "%d ", SYS_futex);
-    busy = !(n > 0 && strncmp(call, want, strlen(want)) == 0);
+    char name[32];
+    task_file(e->d_name, "comm", name, sizeof name);
+    busy = strncmp(name, "copystack-w", 11) == 0 &&
+           !in_syscall(e->d_name, SYS_futex);
   }
   closedir(d);
   return !busy;
