@@ -160,12 +160,18 @@ bool hasValueOfType(const Instruction &I,
 // above, and no entry or exit hooks (-pg, -finstrument-functions), which
 // are added after this pass. A leaf's own loop polls (LoopPolls.h) do not
 // count: a task they park is not moved until it resumes there.
-bool makesNoCalls(const Function &F) {
+static bool hasEntryOrExitHooks(const Function &F) {
   for (const char *Hook :
        {"instrument-function-entry", "instrument-function-entry-inlined",
         "instrument-function-exit", "instrument-function-exit-inlined"})
     if (F.hasFnAttribute(Hook))
-      return false;
+      return true;
+  return false;
+}
+
+bool makesNoCalls(const Function &F) {
+  if (hasEntryOrExitHooks(F))
+    return false;
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
       if (const auto *CB = dyn_cast<CallBase>(&I)) {
@@ -318,7 +324,7 @@ bool setAttributes(Function &F, bool HasLocals) {
 // estimate.
 static bool mayGoUnchecked(const Function &F,
                            const SmallPtrSetImpl<const Function *> &Checked) {
-  if (F.hasFnAttribute(names::DispatchStubAttr) ||
+  if (hasEntryOrExitHooks(F) || F.hasFnAttribute(names::DispatchStubAttr) ||
       F.hasFnAttribute(names::GeneratedAttr) || F.hasPrologueData() ||
       F.callsFunctionThatReturnsTwice() ||
       F.hasFnAttribute(Attribute::StackProtect) ||
@@ -378,11 +384,6 @@ static bool mayGoUnchecked(const Function &F,
           CB->getFunctionType() != Callee->getFunctionType())
         return false;
     }
-  for (const char *Hook :
-       {"instrument-function-entry", "instrument-function-entry-inlined",
-        "instrument-function-exit", "instrument-function-exit-inlined"})
-    if (F.hasFnAttribute(Hook))
-      return false;
   return true;
 }
 
@@ -410,20 +411,17 @@ void placeOwnChecks(ArrayRef<Function *> Wanting) {
     for (Function *F : Wanting) {
       if (MustCheck.count(F) || !mayGoUnchecked(*F, Checked))
         continue;
-      bool CalleeElided = false;
+      SmallPtrSet<const Function *, 8> Callees;
       for (const BasicBlock &BB : *F)
         for (const Instruction &I : BB)
           if (const auto *CB = dyn_cast<CallBase>(&I))
             if (const Function *G = CB->getCalledFunction())
-              CalleeElided |= Elided.count(G) != 0;
-      if (CalleeElided)
+              Callees.insert(G);
+      if (llvm::any_of(Callees,
+                       [&](const Function *G) { return Elided.count(G); }))
         continue;
       Elided.insert(F);
-      for (const BasicBlock &BB : *F)
-        for (const Instruction &I : BB)
-          if (const auto *CB = dyn_cast<CallBase>(&I))
-            if (const Function *G = CB->getCalledFunction())
-              MustCheck.insert(G);
+      MustCheck.insert(Callees.begin(), Callees.end());
     }
   for (Function *F : Wanting) {
     if (!Elided.count(F)) {

@@ -59,7 +59,8 @@
  * MoreStackBlock). It lies within the guard band. */
 #define COPYSTACK_MORESTACK_BLOCK 256
 
-/* The own prologue (the pass's -copystack-prologue=own; docs/abi.md): the
+/* The own prologue (the default; -copystack-prologue=llvm gives LLVM's
+ * split-stack prologue back; docs/abi.md): the
  * pass places the check itself, an inline asm at the start of the entry
  * block that LLVM's shrink-wrapping may leave before or after the frame:
  *   cmpq %fs:0x70, %rsp; ja 1f; movq $-1, %r10; movl $ARGBYTES, %r11d;
