@@ -12,10 +12,19 @@
 // What the child inherits: every task that was parked, sleeping or
 // runnable (it runs in the child as in the parent), channels, wait groups,
 // mutexes, timers and settings; tasks waiting on descriptors go on waiting
-// on the child's own epoll instance (netpoll.h). Not inherited: tasks that
-// were running on other threads at the fork (their threads are gone, and so
-// are they; a channel or mutex one of them was inside at that moment stays
-// locked), a task another thread preempted (it resumes only on that
+// on the child's own epoll instance (netpoll.h). A task that had begun to
+// park on another worker is one of them: its park is in two halves, the
+// task's (__copystack_park saves its context) and the worker's (execute()
+// then publishes the wait: links it into a futex bucket, hands a call to
+// an I/O thread, queues it; in stress mode after moving its stack), and a
+// fork between the two halves used to leave the child with a task nobody
+// could wake (a child waiting for it hung). So the fork raises
+// __copystack_forking and then waits until no worker is inside a park
+// (Thread::parking, scheduler_fork_wait_parks); a task that begins to park
+// meanwhile waits, running, until the fork is over. Not inherited: tasks
+// that were running on other threads at the fork (their threads are gone,
+// and so are they; a channel or mutex one of them was inside at that moment
+// stays locked), a task another thread preempted (it resumes only on that
 // thread), and bound tasks of other threads (copystack_run, other threads'
 // start routines), whose threads are gone too. Forking from a task (main is one)
 // is the usual case; the child's main task carries on on the forking
@@ -37,6 +46,10 @@
 
 #include <pthread.h>
 
+// Nonzero while a fork is being prepared or made (forks from two threads
+// at once count twice); read by __copystack_park (switch.S).
+extern "C" __attribute__((visibility("hidden"))) int __copystack_forking = 0;
+
 namespace copystack_rt {
 
 namespace {
@@ -45,6 +58,10 @@ namespace {
 // allocates stacks and looks up frames; the deadlock check holds its own
 // while it walks the task structures.
 void prepare() {
+  // The flag, then each worker's word (the order __copystack_park's xchg
+  // makes the other way round): a park this misses waits for the fork.
+  __atomic_fetch_add(&__copystack_forking, 1, __ATOMIC_SEQ_CST);
+  scheduler_fork_wait_parks();
   collect_fork_lock();
   deadlock_fork_lock();
   task_fork_lock();
@@ -70,7 +87,13 @@ void release() {
   collect_fork_unlock();
 }
 
+void in_parent() {
+  release();
+  __atomic_fetch_sub(&__copystack_forking, 1, __ATOMIC_SEQ_CST);
+}
+
 void in_child() {
+  __atomic_store_n(&__copystack_forking, 0, __ATOMIC_RELAXED); // one thread
   trace::after_fork_child();
   profile::after_fork_child();
   futex_table_after_fork_child(); // before release(): its unlocks use it
@@ -86,7 +109,7 @@ void in_child() {
 
 __attribute__((constructor)) void register_fork_handlers() {
   if (is_process_runtime())
-    pthread_atfork(prepare, release, in_child);
+    pthread_atfork(prepare, in_parent, in_child);
 }
 
 } // namespace

@@ -726,6 +726,9 @@ __attribute__((always_inline)) inline bool execute_as(Task *t) {
   timers_flush(); // what the task before registered; fn's wait for later
   fn(arg); // th.task is the parking task while this runs
   th.task = nullptr;
+  // The park is over: t is parked, or runnable in a queue, or another
+  // thread's already; a fork may go on (fork.cc).
+  __atomic_store_n(&th.parking, 0, __ATOMIC_RELEASE);
   if (traced)
     trace::run(id, spawn_pc, started, stopped, run_end(fn), reason);
   return false;
@@ -1047,37 +1050,64 @@ int current_worker_slot() {
   return w ? w->id : -1;
 }
 
-bool in_foreign_call(const Task *t, uintptr_t *caller) {
-  *caller = 0;
-  // The workers in their slots, then the ones the monitor replaced while
-  // they were stuck in a foreign call (which is where a task blocking its
-  // worker usually is by the time anyone looks). Worker structures are
-  // never freed; the list is the monitor's, read as it is.
+// Calls f on the Thread of every worker, those in their slots, then the
+// ones the monitor replaced while they were stuck in a foreign call, until
+// f returns true; returns whether it did. Worker structures are never
+// freed; the list is the monitor's, read as it is. A thread's TLS stays
+// while its worker's thread_lock is held (worker_main); with try_only a
+// lock held elsewhere (maybe by a thread that died) skips that worker.
+template <typename F> bool any_worker_thread(bool try_only, F f) {
   const int nslots = g_sched.nworkers;
   const int nretired = __atomic_load_n(&g_sched.nretired, __ATOMIC_RELAXED);
   for (int i = 0; i < nslots + nretired && i < nslots + kMaxWorkers; ++i) {
     Worker *w = i < nslots ? g_sched.workers[i].load(std::memory_order_acquire)
                            : __atomic_load_n(&g_sched.retired[i - nslots],
                                              __ATOMIC_RELAXED);
-    // The thread's TLS stays while its lock is held (worker_main); a
-    // lock held elsewhere (maybe by the thread that died) is not waited
-    // for: the dump runs in dying processes.
-    if (!w || !w->thread_lock.try_lock())
+    if (!w)
       continue;
-    bool found = false;
-    if (Thread *th = w->thread.load(std::memory_order_acquire))
-      if (__atomic_load_n(&th->task, __ATOMIC_RELAXED) == t &&
-          __atomic_load_n(&th->foreign_sp, __ATOMIC_RELAXED)) {
-        uintptr_t sp, fp;
-        if (!foreign_caller(*th, caller, &sp, &fp))
-          *caller = 0;
-        found = true;
-      }
+    if (try_only) {
+      if (!w->thread_lock.try_lock())
+        continue;
+    } else {
+      w->thread_lock.lock();
+    }
+    Thread *th = w->thread.load(std::memory_order_acquire);
+    const bool done = th && f(*th);
     w->thread_lock.unlock();
-    if (found)
+    if (done)
       return true;
   }
   return false;
+}
+
+bool in_foreign_call(const Task *t, uintptr_t *caller) {
+  *caller = 0;
+  // The workers are looked at where a task blocking its worker usually is
+  // by the time anyone looks (a replaced one's thread, too); the dump runs
+  // in dying processes, so a worker whose lock is held is not waited for.
+  return any_worker_thread(true, [&](Thread &th) {
+    if (__atomic_load_n(&th.task, __ATOMIC_RELAXED) != t ||
+        !__atomic_load_n(&th.foreign_sp, __ATOMIC_RELAXED))
+      return false;
+    uintptr_t sp, fp;
+    if (!foreign_caller(th, caller, &sp, &fp))
+      *caller = 0;
+    return true;
+  });
+}
+
+void scheduler_fork_wait_parks() {
+  if (!g_sched.started.done())
+    return;
+  const Thread *me = &__copystack_thread;
+  // Each worker's word is read after the flag was stored (fork.cc), and
+  // parks begun since wait for the fork: a worker seen at 0 stays there.
+  any_worker_thread(false, [&](Thread &th) {
+    if (&th != me)
+      while (__atomic_load_n(&th.parking, __ATOMIC_ACQUIRE))
+        sched_yield();
+    return false;
+  });
 }
 
 uint64_t shared_queue_puts() {

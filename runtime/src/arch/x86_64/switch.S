@@ -47,6 +47,9 @@
  *       saved. Returns when the task runs again (maybe on another thread).
  *       Uses 120 bytes of the task stack. Called anywhere else (a foreign
  *       call, a thread's own stack), it stops the program with a message.
+ *       Marks the thread's park in progress (Thread::parking, cleared once
+ *       then(arg) has run); while a fork is being prepared it first waits,
+ *       running, until the fork is over (sched/fork.cc).
  *
  *   void __copystack_preempt(void);
  *       Called by instrumented code on a task stack (a loop poll) and by
@@ -443,12 +446,27 @@ __copystack_park:
 	jb	1f
 	cmpq	%fs:THREAD_TASK_HI(%rax), %rsp
 	jae	1f
+	/* A park in progress, announced before the fork's flag is read (the
+	 * xchg orders them; the fork stores its flag, then reads each
+	 * worker's word: sched/fork.cc): either the fork waits for this park
+	 * to end, or this park waits for the fork, running, as a task that
+	 * did not begin to park. */
+	movq	__copystack_forking@GOTPCREL(%rip), %rdx
+2:	movl	$1, %r8d
+	xchgq	%r8, %fs:THREAD_PARKING(%rax)
+	cmpl	$0, (%rdx)
+	jne	3f
 	movq	%rdi, %fs:THREAD_PARK_FN(%rax)
 	movq	%rsi, %fs:THREAD_PARK_ARG(%rax)
 	leaq	TASK_SP(%rcx), %rdi
 	movq	%fs:THREAD_SCHED_SP(%rax), %rsi
 	xorl	%edx, %edx
 	jmp	__copystack_switch
+3:	movq	$0, %fs:THREAD_PARKING(%rax)
+4:	pause
+	cmpl	$0, (%rdx)
+	jne	4b
+	jmp	2b
 1:	jmp	__copystack_park_misuse
 	.cfi_endproc
 	.size	__copystack_park, .-__copystack_park
