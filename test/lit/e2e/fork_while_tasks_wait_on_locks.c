@@ -2,12 +2,16 @@
 // futex word (the futex table, sched/netpoll.cc), and two other tasks
 // lock and unlock another mutex in a loop (their waits and hand-offs go
 // through the same table). Each child finds its copies of the waiting
-// tasks (parked tasks are in the child; the lockers, running on other
-// workers at the fork, may not be, and their mutex may stay locked there,
-// as a thread's would), signals, posts and wakes them, waits for all of
-// them, and exits: a bucket lock caught held at the fork would hang it
-// (its alarm ends it then, and the parent reports it). The parent then
-// releases its own waiters.
+// tasks (parked tasks are in the child, and so are tasks in the middle of
+// parking, which the fork waits for: fork_mid_park.c; the lockers, running
+// on other workers at the fork, may not be, and their mutex may stay
+// locked there, as a thread's would), signals, posts and wakes them, waits
+// for all of them, and exits: a bucket lock caught held at the fork would
+// hang it (its alarm ends it then, and the parent reports it). The parent
+// then releases its own waiters. The first fork comes once every waiter
+// has said it is about to wait, and 10 ms later: a waiter still running
+// its own code at a fork (slow to start, in stress mode, on a busy
+// machine) would not be in the child, as a thread would not.
 // Not under TSan, which stops a child of a multi-threaded process that
 // starts threads (docs/debugging.md).
 // UNSUPPORTED: tsan
@@ -37,10 +41,16 @@ static int word;
 static volatile int stop;
 static copystack_waitgroup waiters = COPYSTACK_WAITGROUP_INIT;
 static copystack_waitgroup lockers = COPYSTACK_WAITGROUP_INIT;
+static int about_to_wait;
+
+static void waiting(void) {
+  __atomic_fetch_add(&about_to_wait, 1, __ATOMIC_RELEASE);
+}
 
 static void cond_waiter(void *arg) {
   (void)arg;
   pthread_mutex_lock(&mu);
+  waiting();
   while (!go_flag)
     pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
@@ -49,12 +59,14 @@ static void cond_waiter(void *arg) {
 
 static void sem_waiter(void *arg) {
   (void)arg;
+  waiting();
   sem_wait(&sem);
   copystack_waitgroup_done(&waiters);
 }
 
 static void word_waiter(void *arg) {
   (void)arg;
+  waiting();
   while (!__atomic_load_n(&word, __ATOMIC_ACQUIRE))
     syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
   copystack_waitgroup_done(&waiters);
@@ -97,6 +109,8 @@ int main(int argc, char **argv) {
   copystack_waitgroup_add(&lockers, 2);
   copystack_go(locker, 0);
   copystack_go(locker, 0);
+  while (__atomic_load_n(&about_to_wait, __ATOMIC_ACQUIRE) < 3 * kEach)
+    copystack_sleep_ns(1000 * 1000);
   copystack_sleep_ns(10 * 1000 * 1000); // all of them waiting
   struct cs_fork_tally t = {0, 0, 0};
   for (int i = 0; i < n; ++i) {
