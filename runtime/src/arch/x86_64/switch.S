@@ -446,15 +446,17 @@ __copystack_park:
 	jb	1f
 	cmpq	%fs:THREAD_TASK_HI(%rax), %rsp
 	jae	1f
-	/* A park in progress, announced before the fork's flag is read (the
-	 * xchg orders them; the fork stores its flag, then reads each
-	 * worker's word: sched/fork.cc): either the fork waits for this park
-	 * to end, or this park waits for the fork, running, as a task that
-	 * did not begin to park. */
-	movq	__copystack_forking@GOTPCREL(%rip), %rdx
-2:	movl	$1, %r8d
-	xchgq	%r8, %fs:THREAD_PARKING(%rax)
-	cmpl	$0, (%rdx)
+	/* A park in progress, announced before the fork's flag is read
+	 * (sched/fork.cc: the fork stores its flag, makes every thread of
+	 * the process pass a full barrier with membarrier(2), then reads each
+	 * worker's word): either the fork waits for this park to end, or this
+	 * park waits for the fork, running, as a task that did not begin to
+	 * park. Without membarrier(2) (the second word), this side fences. */
+	movq	__copystack_fork_words@GOTPCREL(%rip), %rdx
+2:	movq	$1, %fs:THREAD_PARKING(%rax)
+	cmpl	$0, 4(%rdx)
+	jne	5f
+6:	cmpl	$0, (%rdx)
 	jne	3f
 	movq	%rdi, %fs:THREAD_PARK_FN(%rax)
 	movq	%rsi, %fs:THREAD_PARK_ARG(%rax)
@@ -467,6 +469,8 @@ __copystack_park:
 	cmpl	$0, (%rdx)
 	jne	4b
 	jmp	2b
+5:	mfence
+	jmp	6b
 1:	jmp	__copystack_park_misuse
 	.cfi_endproc
 	.size	__copystack_park, .-__copystack_park
