@@ -48,7 +48,11 @@ struct Thread {
   uintptr_t pin_hi;
   PinChunk *pin_chunk; // the current chunk; its header links the previous
   // Set by __copystack_park: run on this thread's stack once the parking
-  // task's context is saved (a lock to release, a timer to arm...).
+  // task's context is saved (a lock to release, a timer to arm...); 1
+  // before that from a _begin entry point that will park (park_pending).
+  // Nonzero until the worker has run it (scheduler.cc execute_as): a park
+  // in progress, which a fork waits for, so that the task is in the child
+  // (sched/fork.cc). Written by this thread only; read by a forking one.
   void (*park_fn)(void *);
   union {
     void *park_arg;
@@ -75,12 +79,6 @@ struct Thread {
   // call returns to the task (__copystack_foreign_call_r10 puts the preemption
   // limit back instead of the task's), and at the next growth.
   uint64_t preempt_seq;
-  // 1 from the moment a task of this thread's begins to park
-  // (__copystack_park, switch.S) until the worker has run what the park
-  // asked for (scheduler.cc execute_as): a fork waits until it is 0 on
-  // every worker, so that a task in the middle of parking is in the child
-  // (sched/fork.cc). Written by this thread only; read by a forking one.
-  uint64_t parking;
   ThreadSlots slots;
 };
 
@@ -99,7 +97,6 @@ static_assert(offsetof(Thread, foreign_seq) == THREAD_FOREIGN_SEQ,
 static_assert(offsetof(Thread, run_seq) == THREAD_RUN_SEQ, "asm_offsets.h");
 static_assert(offsetof(Thread, preempt_seq) == THREAD_PREEMPT_SEQ,
               "asm_offsets.h");
-static_assert(offsetof(Thread, parking) == THREAD_PARKING, "asm_offsets.h");
 static_assert(offsetof(Thread, pin_top) == COPYSTACK_THREAD_PIN_TOP, "abi.h");
 static_assert(offsetof(Thread, pin_lo) == COPYSTACK_THREAD_PIN_LO, "abi.h");
 static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");

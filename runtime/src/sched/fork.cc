@@ -20,8 +20,10 @@
 // fork between the two halves used to leave the child with a task nobody
 // could wake (a child waiting for it hung). So the fork raises
 // __copystack_fork_words[0] and then waits until no worker is inside a park
-// (Thread::parking, scheduler_fork_wait_parks); a task that begins to park
-// meanwhile waits, running, until the fork is over. Not inherited: tasks
+// (Thread::park_fn, scheduler_fork_wait_parks), nor between a _begin entry
+// point that will park and its park (park_pending; it holds the lock the
+// park releases); a task that begins to park meanwhile waits, running,
+// until the fork is over. Not inherited: tasks
 // that were running on other threads at the fork (their threads are gone,
 // and so are they; a channel or mutex one of them was inside at that moment
 // stays locked), a task another thread preempted (it resumes only on that
@@ -72,9 +74,9 @@ bool g_membarrier = false;
 // allocates stacks and looks up frames; the deadlock check holds its own
 // while it walks the task structures.
 void prepare() {
-  // The flag, a full barrier on every thread, then each worker's word
-  // (__copystack_park stores its word, then reads the flag): a park this
-  // misses sees the flag and waits for the fork.
+  // The flag, a full barrier on every thread, then each worker's park_fn
+  // (__copystack_park stores it, then reads the flag): a park this misses
+  // sees the flag and waits for the fork.
   __atomic_fetch_add(&__copystack_fork_words[0], 1, __ATOMIC_SEQ_CST);
   if (g_membarrier &&
       syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)

@@ -696,9 +696,8 @@ __attribute__((always_inline)) inline bool execute_as(Task *t) {
     th.task = nullptr;
     return true;
   }
-  void (*fn)(void *) = th.park_fn;
+  void (*fn)(void *) = th.park_fn; // set until fn has run (fork.cc)
   void *arg = th.park_arg;
-  th.park_fn = nullptr;
   CS_CHECK(fn, "a task left its worker without parking or finishing");
   start_rest(); // main's first park: the others can have work now
   // Stress mode moves every stack that parks, through the collector's
@@ -728,7 +727,7 @@ __attribute__((always_inline)) inline bool execute_as(Task *t) {
   th.task = nullptr;
   // The park is over: t is parked, or runnable in a queue, or another
   // thread's already; a fork may go on (fork.cc).
-  __atomic_store_n(&th.parking, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&th.park_fn, nullptr, __ATOMIC_RELEASE);
   if (traced)
     trace::run(id, spawn_pc, started, stopped, run_end(fn), reason);
   return false;
@@ -1100,11 +1099,11 @@ void scheduler_fork_wait_parks() {
   if (!g_sched.started.done())
     return;
   const Thread *me = &__copystack_thread;
-  // Each worker's word is read after the flag was stored (fork.cc), and
-  // parks begun since wait for the fork: a worker seen at 0 stays there.
+  // Each worker's park_fn is read after the flag was stored and every
+  // thread fenced (fork.cc); parks begun since wait for the fork.
   any_worker_thread(false, [&](Thread &th) {
     if (&th != me)
-      while (__atomic_load_n(&th.parking, __ATOMIC_ACQUIRE))
+      while (__atomic_load_n(&th.park_fn, __ATOMIC_ACQUIRE))
         sched_yield();
     return false;
   });

@@ -95,7 +95,7 @@ uint64_t shared_queue_takes();
 // the forking thread is the only one left: new threads take the other
 // workers' places and the monitor's (sched/fork.cc).
 // Before them, once the fork's flag is up (fork.cc): waits until no worker
-// is in the middle of a task's park (Thread::parking).
+// is in the middle of a task's park (Thread::park_fn).
 void scheduler_fork_wait_parks();
 void scheduler_fork_lock();
 void scheduler_fork_unlock();

@@ -24,7 +24,6 @@
 #define THREAD_FOREIGN_SEQ 96 /* foreign calls started on this thread */
 #define THREAD_RUN_SEQ 112   /* tasks this thread started running */
 #define THREAD_PREEMPT_SEQ 120 /* the run the monitor asked to yield */
-#define THREAD_PARKING 128   /* 1 while a task of the thread's parks */
 
 /* copystack_rt::Task (task.h) */
 #define TASK_SP 0            /* saved %rsp while suspended */

@@ -47,9 +47,9 @@
  *       saved. Returns when the task runs again (maybe on another thread).
  *       Uses 120 bytes of the task stack. Called anywhere else (a foreign
  *       call, a thread's own stack), it stops the program with a message.
- *       Marks the thread's park in progress (Thread::parking, cleared once
- *       then(arg) has run); while a fork is being prepared it first waits,
- *       running, until the fork is over (sched/fork.cc).
+ *       Its park is in progress (Thread::park_fn) until then(arg) has run;
+ *       while a fork is being prepared it first waits, running, until the
+ *       fork is over (sched/fork.cc).
  *
  *   void __copystack_preempt(void);
  *       Called by instrumented code on a task stack (a loop poll) and by
@@ -446,25 +446,29 @@ __copystack_park:
 	jb	1f
 	cmpq	%fs:THREAD_TASK_HI(%rax), %rsp
 	jae	1f
-	/* A park in progress, announced before the fork's flag is read
-	 * (sched/fork.cc: the fork stores its flag, makes every thread of
-	 * the process pass a full barrier with membarrier(2), then reads each
-	 * worker's word): either the fork waits for this park to end, or this
-	 * park waits for the fork, running, as a task that did not begin to
-	 * park. Without membarrier(2) (the second word), this side fences. */
+	/* A park in progress, announced (park_fn) before the fork's flag is
+	 * read (sched/fork.cc: the fork stores its flag, makes every thread
+	 * of the process pass a full barrier with membarrier(2), then reads
+	 * each worker's park_fn): either the fork waits for this park to end,
+	 * or this park waits for the fork, running, as a task that did not
+	 * begin to park. Without membarrier(2) (the second word), this side
+	 * fences. One a _begin entry point announced (park_pending: it holds
+	 * a lock then() releases) goes on: a fork that saw it waits for it. */
 	movq	__copystack_fork_words@GOTPCREL(%rip), %rdx
-2:	movq	$1, %fs:THREAD_PARKING(%rax)
+	cmpq	$0, %fs:THREAD_PARK_FN(%rax)
+	jne	7f
+2:	movq	%rdi, %fs:THREAD_PARK_FN(%rax)
 	cmpl	$0, 4(%rdx)
 	jne	5f
 6:	cmpl	$0, (%rdx)
 	jne	3f
-	movq	%rdi, %fs:THREAD_PARK_FN(%rax)
+7:	movq	%rdi, %fs:THREAD_PARK_FN(%rax)
 	movq	%rsi, %fs:THREAD_PARK_ARG(%rax)
 	leaq	TASK_SP(%rcx), %rdi
 	movq	%fs:THREAD_SCHED_SP(%rax), %rsi
 	xorl	%edx, %edx
 	jmp	__copystack_switch
-3:	movq	$0, %fs:THREAD_PARKING(%rax)
+3:	movq	$0, %fs:THREAD_PARK_FN(%rax)
 4:	pause
 	cmpl	$0, (%rdx)
 	jne	4b
