@@ -569,7 +569,13 @@ Task *find_work(Worker *w) {
     w->sleep_word.store(1);
     w->idle.store(true);
     g_sched.nidle.fetch_add(1);
-    if (has_work()) {
+    // Retired meanwhile (the monitor took it for stuck in a foreign call
+    // that had just returned): it must end, not sleep, or it counts as a
+    // worker for ever and the deadlock check never reports (it hung
+    // stack_compact_parked.c's deadlock run in a clean-clone CI). The
+    // monitor stores retired and then wakes a sleeper: one of the two
+    // sees the other.
+    if (has_work() || w->retired.load()) {
       w->idle.store(false);
       g_sched.nidle.fetch_sub(1);
       w->sleep_word.store(0);
@@ -959,6 +965,11 @@ void *monitor_main(void *) {
         continue;
       }
       w->retired.store(true);
+      // Its thread may have come back from the call and gone to sleep in
+      // find_work since the monitor looked: woken, it sees retired and
+      // ends.
+      if (w->sleep_word.exchange(0) == 1 && !netpoll_wake(&w->sleep_word))
+        futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
       // Never freed: its thread may still look at it.
       san::never_freed(w);
       g_sched.retired[g_sched.nretired++] = w;
