@@ -392,6 +392,17 @@ bool has_work() {
 // is preempted; the wake-up only buys parallelism. A task anywhere else
 // (the shared queues) could be left with nobody to run it.
 // Returns false when every worker is busy (none idle or spinning).
+// Wakes w if its sleep word says it sleeps (or is about to). One asleep
+// in epoll_wait is not on its futex: nor will it wait there once
+// interrupted, its word being 0.
+bool wake_sleeper(Worker *w) {
+  if (w->sleep_word.exchange(0) != 1)
+    return false;
+  if (!netpoll_wake(&w->sleep_word))
+    futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+  return true;
+}
+
 bool wake_one(bool own_queue = false) {
   if (!own_queue)
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -413,13 +424,8 @@ bool wake_one(bool own_queue = false) {
     }
   for (int i = 0; i < g_sched.nworkers; ++i) {
     Worker *w = g_sched.workers[i].load(std::memory_order_acquire);
-    if (w->idle.load() && w->sleep_word.exchange(0) == 1) {
-      // One asleep in epoll_wait is not on its futex: nor will it wait
-      // there once interrupted, its word being 0.
-      if (!netpoll_wake(&w->sleep_word))
-        futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+    if (w->idle.load() && wake_sleeper(w))
       return true;
-    }
   }
   return true; // idle ones are waking already
 }
@@ -968,8 +974,7 @@ void *monitor_main(void *) {
       // Its thread may have come back from the call and gone to sleep in
       // find_work since the monitor looked: woken, it sees retired and
       // ends.
-      if (w->sleep_word.exchange(0) == 1 && !netpoll_wake(&w->sleep_word))
-        futex(&w->sleep_word, FUTEX_WAKE_PRIVATE, 1);
+      wake_sleeper(w);
       // Never freed: its thread may still look at it.
       san::never_freed(w);
       g_sched.retired[g_sched.nretired++] = w;
