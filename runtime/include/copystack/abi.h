@@ -311,7 +311,7 @@ typedef struct copystack_prefix {
  *          them, or a sanitizer's interceptors, turns the group off);
  *   STRING libstdc++'s std::string members that instrumented code calls
  *          most (_M_append, _M_assign, _M_replace, _M_replace_aux,
- *          _M_construct(n, c) and _M_erase), in place as the runtime's own copy of
+ *          _M_construct(n, c), _M_erase and resize(n, c)), in place as the runtime's own copy of
  *          their paths that neither allocate nor throw: what fits the
  *          string's capacity (COPYSTACK_SYM_STRING_FAST + the name: a leaf
  *          that calls memcpy, memmove or memset, so no room test, as for
@@ -349,6 +349,8 @@ typedef struct copystack_prefix {
   "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructEmc"
 #define COPYSTACK_STRING_ERASE \
   "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE8_M_eraseEmm"
+#define COPYSTACK_STRING_RESIZE \
+  "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE6resizeEmc"
 
 /* Every function of those groups, one line each: the group, the name, the
  * C signature (the pass's names for them: PtrI64 is void *(uint64_t)) and
@@ -391,7 +393,8 @@ typedef struct copystack_prefix {
   X(STRING, COPYSTACK_STRING_REPLACE, PtrPtrI64I64PtrI64, Fast)                \
   X(STRING, COPYSTACK_STRING_REPLACE_AUX, PtrPtrI64I64I64I8, Fast)             \
   X(STRING, COPYSTACK_STRING_CONSTRUCT, VoidPtrI64I8, Fast)                    \
-  X(STRING, COPYSTACK_STRING_ERASE, VoidPtrI64I64, Fast)
+  X(STRING, COPYSTACK_STRING_ERASE, VoidPtrI64I64, Fast)                      \
+  X(STRING, COPYSTACK_STRING_RESIZE, VoidPtrI64I8, Fast)
 
 /* Locals whose address may outlive their frame or be stored where no map
  * can see it live in the pinned area instead: a per-task LIFO area that

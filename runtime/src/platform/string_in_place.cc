@@ -1,7 +1,7 @@
 // The fast paths of libstdc++'s std::string members that instrumented code
 // calls in place (copystack/abi.h, COPYSTACK_IN_PLACE_STRING): what each
 // member does when the result fits the string's capacity (always, for
-// _M_erase), which neither allocates nor throws. Each returns the string, or null where the member
+// _M_erase, resize), which neither allocates nor throws. Each returns the string, or null where the member
 // would allocate (or, for _M_replace, where the new characters come from the
 // string itself): the pass then makes the call itself, a foreign call.
 //
@@ -186,6 +186,22 @@ void *erase(String *self, size_t pos, size_t n) {
     return nullptr;
   move_tail(self, pos, n, 0);
   set_length(self, len);
+  return self;
+}
+
+// void resize(size_t n, char c): shorter is a new length; longer appends
+// n - size() copies of c (libstdc++'s append(n, c), _M_replace_aux at the
+// end), in place when n fits the capacity.
+void *resize(String *self, size_t n, char c)
+    FAST(COPYSTACK_STRING_RESIZE);
+void *resize(String *self, size_t n, char c) {
+  size_t len = self->length;
+  if (n > len) {
+    if (n > capacity(self))
+      return nullptr;
+    memset(self->p + len, c, n - len);
+  }
+  set_length(self, n);
   return self;
 }
 

@@ -1,7 +1,7 @@
 // libstdc++'s std::string members that instrumented code calls most run in
 // place on the task stack when the result fits the string's capacity
 // (_M_append, _M_assign, _M_replace, _M_replace_aux, _M_construct(n, c),
-// _M_erase:
+// _M_erase, resize(n, c):
 // the runtime's copy of those paths, abi.h COPYSTACK_IN_PLACE_STRING), and
 // stay foreign calls where the string must grow, and for _M_replace where
 // the new characters come from the string itself. Each member below runs
@@ -94,17 +94,34 @@ __attribute__((noinline)) static void work(int depth) {
   show("replace grows", r);
   r.assign("tiny");
   show("replace shrinks", r);
-  // _M_replace_aux: append(n, c), insert(pos, n, c), resize, assign(n, c).
+  // _M_replace_aux: append(n, c), insert(pos, n, c), assign(n, c).
   std::string x = "abc";
   x.append(opaque(3), '-');
   x.insert(opaque(1), 2, '+');
   show("replace_aux", x);
-  x.resize(opaque(14), '.');
-  show("resize", x);
   x.append(opaque(30), '#'); // grows
   show("replace_aux grows", x);
   x.assign(opaque(5), 'q');
   show("assign n", x);
+  // resize(n, c): longer within the local buffer, to its edge (15), past
+  // it (16: grows, foreign), shorter, the same, longer within the heap
+  // capacity it grew to; resize(n) fills with '\0'.
+  std::string z = "abc";
+  z.resize(opaque(14), '.');
+  show("resize", z);
+  z.resize(opaque(15), '!');
+  show("resize local full", z);
+  z.resize(opaque(16), '?'); // grows
+  show("resize grows", z);
+  z.resize(opaque(4), 'X');
+  show("resize shorter", z);
+  z.resize(opaque(4), 'Y');
+  z.resize(opaque(20), '*');
+  show("resize heap", z);
+  z.resize(opaque(22));
+  printf("resize zero-filled [%zu] %d %d\n", z.size(), z[20], z[21]);
+  z.resize(0);
+  show("resize empty", z);
   // _M_erase: erase(pos, n), erase(iterator), pop_back, to the end.
   std::string e = "0123456789abcdefghij";
   e.erase(opaque(3), 4);
@@ -160,9 +177,15 @@ int main() {
 // RESULTS-NEXT: replace grows [40] a much longer string than the buffer had
 // RESULTS-NEXT: replace shrinks [4] tiny
 // RESULTS-NEXT: replace_aux [8] a++bc---
-// RESULTS-NEXT: resize [14] a++bc---......
-// RESULTS-NEXT: replace_aux grows [44] a++bc---......##############################
+// RESULTS-NEXT: replace_aux grows [38] a++bc---##############################
 // RESULTS-NEXT: assign n [5] qqqqq
+// RESULTS-NEXT: resize [14] abc...........
+// RESULTS-NEXT: resize local full [15] abc...........!
+// RESULTS-NEXT: resize grows [16] abc...........!?
+// RESULTS-NEXT: resize shorter [4] abc.
+// RESULTS-NEXT: resize heap [20] abc.****************
+// RESULTS-NEXT: resize zero-filled [22] 0 0
+// RESULTS-NEXT: resize empty [0]
 // RESULTS-NEXT: erase [14] 02789abcdefghi
 // RESULTS-NEXT: erase to end [5] 02789
 // RESULTS-NEXT: roomy: [[R:[0-9]+]]
