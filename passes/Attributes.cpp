@@ -2,7 +2,7 @@
 #include "Attributes.h"
 #include "ArgLayout.h"
 #include "Names.h"
-#include "X86Asm.h"
+#include "target/Target.h"
 
 #include "copystack/abi.h"
 
@@ -207,40 +207,12 @@ static bool makesCallOfItsOwn(const Function &F) {
 // at the start of the entry block, the compare, its branch and the call of
 // __morestack together, so that LLVM sees no call and may still shrink-wrap
 // the frame past it; the runtime reads from the unwind tables at the call
-// whether the frame was set up before it. The asm keeps every register
-// __morestack keeps (the general ones, xmm0-7 whole: morestack.S keeps
-// their upper bits too); the runtime's own code may use the other vector
-// registers and the AVX-512 masks, which LLVM must then not hold values in
-// across the check.
+// whether the frame was set up before it. The target builds the asm
+// (target/Target.h): the registers it keeps are __morestack's.
 static void insertOwnCheck(Function &F) {
   LLVMContext &Ctx = F.getContext();
-  static_assert(COPYSTACK_TCB_LIMIT == 0x70 && COPYSTACK_OWN_CHECK == ~0ull,
-                "the check's instructions below");
-  std::string Clobbers = "~{r10},~{r11}";
-  unsigned Vectors = 16;
-  const bool Avx512 =
-      F.getFnAttribute("target-features").getValueAsString().contains(
-          "+avx512f");
-  if (Avx512)
-    Vectors = 32;
-  for (unsigned R = 8; R < Vectors; ++R)
-    Clobbers += ",~{xmm" + std::to_string(R) + "}";
-  // The runtime's AVX-512 code may use the mask registers.
-  for (unsigned R = 0; Avx512 && R < 8; ++R)
-    Clobbers += ",~{k" + std::to_string(R) + "}";
-  // And the x87 register stack must be empty, as at a call: a task
-  // preempted at the check lets others run on the thread, whose x87 code
-  // would find the value there and push over it (a long double argument
-  // loaded before the check made a dispatch stub's result wrong).
-  Clobbers += ",~{st}";
-  for (unsigned R = 1; R < 8; ++R)
-    Clobbers += ",~{st(" + std::to_string(R) + ")}";
-  InlineAsm *Check = x86Asm(
-      FunctionType::get(Type::getVoidTy(Ctx), false),
-      "cmpq %fs:0x70, %rsp\n\tja 1f\n\tmovq $$-1, %r10\n\tmovl $$" +
-          Twine(computeArgLayout(F).StackBytes) +
-          ", %r11d\n\tcallq " COPYSTACK_SYM_MORESTACK "\n\tretq\n1:",
-      Clobbers);
+  InlineAsm *Check = Target::of(*F.getParent())
+                         .ownCheck(F, computeArgLayout(F).StackBytes);
   // The check belongs at its function's entry: inlined (by LTO, after
   // this pass) it would stand in the middle of another function's frame,
   // which the runtime would take for one nothing has been written to.

@@ -1,11 +1,11 @@
 //===- LibcInPlace.cpp - libc calls in place when there is room ----------===//
 #include "LibcInPlace.h"
 #include "Names.h"
+#include "target/Target.h"
 
 #include "copystack/abi.h"
 
 #include "llvm/IR/IRBuilder.h"
-#include "X86Asm.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
@@ -153,15 +153,9 @@ unsigned callLibcInPlace(Function &F, const Policy &P) {
   // that keeps failing grows), by a call inside the asm, so that the
   // backend sees no call: a function whose other calls are tail calls
   // keeps no frame for it. The call pushes below the stack pointer: no red
-  // zone. It clobbers %r11 and the flags only, and goes through the GOT,
-  // never through a lazily bound PLT entry (Attributes.h, bindEagerly).
-  static_assert(COPYSTACK_TCB_LIMIT == 0x70, "the room test below");
-  InlineAsm *RoomTest = x86Asm(
-      FunctionType::get(Type::getVoidTy(C), false),
-      "leaq -" + Twine(COPYSTACK_IN_PLACE_ROOM) +
-          "(%rsp), %r11\n\tcmpq %fs:0x70, %r11\n\tjae ${0:l}\n\tcall *" +
-          Twine(names::NoRoom) + "@GOTPCREL(%rip)",
-      "!i,~{r11}");
+  // zone. It goes through the GOT, never through a lazily bound PLT entry
+  // (Attributes.h, bindEagerly). The target builds it (target/Target.h).
+  InlineAsm *RoomTest = Target::of(M).inPlaceRoomTest(C);
   for (auto [CB, E] : Work) {
     IRBuilder<> B(CB);
     B.SetCurrentDebugLocation(CB->getDebugLoc());

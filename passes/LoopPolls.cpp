@@ -2,7 +2,7 @@
 #include "LoopPolls.h"
 #include "Attributes.h"
 #include "Names.h"
-#include "X86Asm.h"
+#include "target/Target.h"
 #include "copystack/abi.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -96,16 +96,8 @@ static bool hasVectorValues(const Function &F) {
 // never through a lazily bound PLT entry (Attributes.h, bindEagerly).
 static void insertLeafPolls(Function &F,
                             ArrayRef<const BasicBlock *> Sources) {
-  static_assert(COPYSTACK_TCB_LIMIT == 0x70 && COPYSTACK_PREEMPT_LIMIT == -2,
-                "the poll's instructions below");
   LLVMContext &Ctx = F.getContext();
-  InlineAsm *Poll =
-      x86Asm(FunctionType::get(Type::getVoidTy(Ctx), false),
-             "cmpq $$-2, %fs:0x70\n\tjne 1f\n\tcall *" +
-                 Twine(names::Preempt) + "@GOTPCREL(%rip)\n1:",
-             "~{r11},~{memory},~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},"
-             "~{xmm5},~{xmm6},~{xmm7},~{xmm8},~{xmm9},~{xmm10},~{xmm11},"
-             "~{xmm12},~{xmm13},~{xmm14},~{xmm15}");
+  InlineAsm *Poll = Target::of(*F.getParent()).leafPoll(Ctx);
   F.addFnAttr(Attribute::NoRedZone);
   for (const BasicBlock *Src : Sources) {
     Instruction *Term = const_cast<BasicBlock *>(Src)->getTerminator();
@@ -196,12 +188,7 @@ unsigned insertLoopPolls(Function &F, const Policy &P) {
   // load of the word, which is what plain IR can say, is a load and a
   // compare (the backend folds no volatile load into the compare), and a
   // non-volatile one could be hoisted out of the loop.
-  static_assert(COPYSTACK_TCB_LIMIT == 0x70 && COPYSTACK_PREEMPT_LIMIT == -2,
-                "the poll's instruction below");
-  InlineAsm *Poll = InlineAsm::get(
-      FunctionType::get(Type::getVoidTy(Ctx), false),
-      "cmpq $$-2, %fs:0x70\n\tje ${0:l}", "!i,~{dirflag},~{fpsr},~{flags}",
-      /*hasSideEffects=*/true);
+  InlineAsm *Poll = Target::of(*F.getParent()).pollBranch(Ctx);
   for (const BasicBlock *Src : Sources) {
     auto *BB = const_cast<BasicBlock *>(Src);
     Instruction *Term = BB->getTerminator();

@@ -9,7 +9,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/IRBuilder.h"
-#include "X86Asm.h"
+#include "target/Target.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
@@ -186,20 +186,10 @@ private:
   PointerType *Ptr;
   Value *Mark = nullptr;
 
-  // The calling thread's __copystack_thread, as its offset from the thread
-  // pointer in the %fs address space (X86's 257): each access of a field
-  // is then one instruction relative to the thread it runs on, so a task
-  // that moved to another thread between two accesses reaches the new
-  // thread's (llvm.threadlocal.address would be merged across calls).
-  Value *thread(IRBuilder<> &B) {
-    auto *Ty = FunctionType::get(I64, false);
-    InlineAsm *IA = x86Asm(Ty,
-                           "movq " COPYSTACK_THREAD_SYMBOL
-                           "@gottpoff(%rip), $0",
-                           "=r");
-    return B.CreateIntToPtr(B.CreateCall(IA, {}, "cs.thread.tpoff"),
-                            PointerType::get(C, 257), "cs.thread");
-  }
+  // The calling thread's __copystack_thread, each access of a field
+  // relative to the thread it runs on, so a task that moved to another
+  // thread between two accesses reaches the new thread's (target/Target.h).
+  Value *thread(IRBuilder<> &B) { return Target::of(M).threadBlock(B); }
 
   Value *field(IRBuilder<> &B, Value *Th, uint64_t Offset) {
     return B.CreateConstGEP1_64(B.getInt8Ty(), Th, Offset);

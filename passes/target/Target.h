@@ -1,0 +1,63 @@
+//===- Target.h - what the pass emits that depends on the target ---------===//
+//
+// Every piece of machine code the pass writes into a module (inline asm:
+// the own prologue's check, the room test of a libc call in place, the
+// loop polls) and every way it reaches the runtime's per-thread state from
+// IR is built by a Target, one per architecture in this folder, chosen by
+// the module's triple. The rest of the pass is IR and does not know the
+// instruction set. What is still x86-64's outside this folder: the
+// argument layout at growth (ArgLayout.cpp, the System V classification),
+// the va_list layout (VaListSlots.cpp, VarargShims.cpp), the foreign-call
+// target register ('nest', %r10: ForeignCalls.cpp, Policy.cpp) and the
+// frame maps' %rbp-relative offsets (FrameMaps.cpp); docs/porting.md lists
+// them with the runtime's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COPYSTACK_PASSES_TARGET_TARGET_H
+#define COPYSTACK_PASSES_TARGET_TARGET_H
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+
+#include <cstdint>
+
+namespace copystack {
+
+class Target {
+public:
+  virtual ~Target() = default;
+
+  /// The target of M. unsupportedModule (TargetCheck.h) has refused every
+  /// other triple before any pass runs.
+  static const Target &of(const llvm::Module &M);
+
+  /// The own prologue's check (copystack/abi.h, COPYSTACK_OWN_CHECK): the
+  /// compare of the stack pointer with the thread's limit, and the call of
+  /// __morestack when it fails, in one asm placed at F's entry; StackArgBytes
+  /// are the bytes of F's arguments on the stack (ArgLayout.h).
+  virtual llvm::InlineAsm *ownCheck(llvm::Function &F,
+                                    uint64_t StackArgBytes) const = 0;
+
+  /// An asm goto that jumps to its one label when the stack has
+  /// COPYSTACK_IN_PLACE_ROOM bytes below the stack pointer, and otherwise
+  /// tells the runtime (COPYSTACK_SYM_NO_ROOM) and falls through.
+  virtual llvm::InlineAsm *inPlaceRoomTest(llvm::LLVMContext &C) const = 0;
+
+  /// The poll of a function that calls nothing else: the test of the
+  /// limit word for COPYSTACK_PREEMPT_LIMIT and the call of the preemption
+  /// stub inside the asm, so that the function stays a leaf.
+  virtual llvm::InlineAsm *leafPoll(llvm::LLVMContext &C) const = 0;
+
+  /// A loop's poll as an asm goto: jumps to its label when a preemption is
+  /// requested (the limit word is COPYSTACK_PREEMPT_LIMIT).
+  virtual llvm::InlineAsm *pollBranch(llvm::LLVMContext &C) const = 0;
+
+  /// The calling thread's __copystack_thread, as a pointer each access
+  /// through which is relative to the thread that makes it (a task that
+  /// moved to another thread between two accesses reaches the new one's).
+  virtual llvm::Value *threadBlock(llvm::IRBuilder<> &B) const = 0;
+};
+
+} // namespace copystack
+
+#endif
