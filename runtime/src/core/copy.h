@@ -25,7 +25,7 @@
 #ifndef COPYSTACK_CORE_COPY_H
 #define COPYSTACK_CORE_COPY_H
 
-#include "arch/x86_64/asm_offsets.h"
+#include "asm_offsets.h"
 #include "core/frame_info.h"
 #include "core/relocate.h"
 #include "sched/task.h"

@@ -290,13 +290,13 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
 bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
                        uintptr_t *pc, uintptr_t *sp, uintptr_t *fp) {
   const auto *uc = static_cast<const ucontext_t *>(uctx);
-  auto rsp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  uintptr_t at = context_sp(uc);
   *pc = *sp = *fp = 0;
-  if (rsp < lo || rsp >= hi)
+  if (at < lo || at >= hi)
     return false;
-  *pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]) + 1;
-  *sp = rsp;
-  *fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
+  *pc = context_pc(uc) + 1;
+  *sp = at;
+  *fp = context_fp(uc);
   return true;
 }
 

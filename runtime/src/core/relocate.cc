@@ -2,6 +2,7 @@
 #include "platform/split_stack_notes.h"
 #include "platform/demangle.h"
 #include "core/relocate.h"
+#include "machine.h"
 #include "platform/fatal.h"
 
 #include <atomic>
@@ -200,28 +201,6 @@ void Relocator::mark_known(uintptr_t addr, size_t bytes) {
     memset(&seen_[(lo - used_lo_) / 8], 1, (end - lo + 7) / 8);
 }
 
-namespace {
-
-// glibc's x86-64 jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc; rbp, rsp and pc
-// are mangled with the thread's pointer guard (tcbhead_t.pointer_guard,
-// %fs:0x30): rol(value ^ guard, 0x11).
-enum { kJbRbx, kJbRbp, kJbR12, kJbR13, kJbR14, kJbR15, kJbRsp, kJbPc };
-
-uintptr_t pointer_guard() {
-  uintptr_t g;
-  __asm__("movq %%fs:0x30, %0" : "=r"(g));
-  return g;
-}
-uintptr_t demangle(uintptr_t v) {
-  return ((v >> 0x11) | (v << (64 - 0x11))) ^ pointer_guard();
-}
-uintptr_t mangle(uintptr_t v) {
-  v ^= pointer_guard();
-  return (v << 0x11) | (v >> (64 - 0x11));
-}
-
-} // namespace
-
 // The jmp_buf a frame last passed to setjmp. The slot itself was relocated
 // with the frame's words; the jmp_buf may be anywhere (a local of this or an
 // outer frame, a global, the heap).
@@ -230,16 +209,17 @@ void Relocator::jmpbuf(uintptr_t slot) {
   auto *jb = *reinterpret_cast<uintptr_t **>(slot);
   if (!jb)
     return;
-  for (int i : {kJbRbx, kJbR12, kJbR13, kJbR14, kJbR15})
+  // The target's glibc jmp_buf layout and mangling (machine.h).
+  for (int i : jmpbuf_abi::kPlain)
     adjust(&jb[i]);
-  for (int i : {kJbRbp, kJbRsp}) {
-    uintptr_t v = demangle(jb[i]);
+  for (int i : jmpbuf_abi::kMangled) {
+    uintptr_t v = jmpbuf_abi::demangle(jb[i]);
     if (v - old_.lo < old_.hi - old_.lo) {
-      jb[i] = mangle(v + delta_);
+      jb[i] = jmpbuf_abi::mangle(v + delta_);
       ++adjusted_;
     }
   }
-  known(reinterpret_cast<uintptr_t>(jb), 8 * (kJbPc + 1));
+  known(reinterpret_cast<uintptr_t>(jb), 8 * jmpbuf_abi::kWords);
 }
 
 // A va_list no stack object of the frame describes (pinned, on the heap,

@@ -30,7 +30,7 @@ struct sigaction g_previous_segv, g_previous_bus;
 void handler(int sig, siginfo_t *si, void *uctx) {
   auto addr = reinterpret_cast<uintptr_t>(si->si_addr);
   auto *uc = static_cast<ucontext_t *>(uctx);
-  auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  uintptr_t pc = context_pc(uc);
   Thread &th = __copystack_thread;
   san::SignalScope scope;
   // The task dump starts at the faulting instruction, when the fault is on

@@ -5,6 +5,8 @@
 #ifndef COPYSTACK_SPINLOCK_H
 #define COPYSTACK_SPINLOCK_H
 
+#include "machine.h"
+
 #include <atomic>
 #include <cstdint>
 #include <sched.h>
@@ -19,7 +21,7 @@ inline void spin_lock(std::atomic<uint32_t> &w) {
         !w.exchange(1, std::memory_order_acquire))
       return;
     if (spins < 64)
-      __builtin_ia32_pause();
+      cpu_relax();
     else
       sched_yield();
   }

@@ -9,7 +9,8 @@
 #ifndef COPYSTACK_THREAD_H
 #define COPYSTACK_THREAD_H
 
-#include "arch/x86_64/asm_offsets.h"
+#include "asm_offsets.h" // of the target: runtime/src/arch/<arch>/
+#include "machine.h"
 
 #include "copystack/abi.h"
 
@@ -119,19 +120,6 @@ inline bool foreign_caller(const Thread &th, uintptr_t *pc, uintptr_t *sp,
   *pc = reinterpret_cast<const uintptr_t *>(f)[1];
   *sp = f + 16;
   return true;
-}
-
-// The split-stack limit of the calling thread (abi.h, COPYSTACK_TCB_LIMIT).
-inline uintptr_t read_limit() {
-  uintptr_t v;
-  __asm__ volatile("movq %%fs:%c1, %0" : "=r"(v) : "i"(COPYSTACK_TCB_LIMIT));
-  return v;
-}
-inline void write_limit(uintptr_t v) {
-  __asm__ volatile("movq %0, %%fs:%c1"
-                   :
-                   : "r"(v), "i"(COPYSTACK_TCB_LIMIT)
-                   : "memory");
 }
 
 } // namespace copystack_rt

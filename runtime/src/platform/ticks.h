@@ -10,9 +10,10 @@
 #ifndef COPYSTACK_TICKS_H
 #define COPYSTACK_TICKS_H
 
+#include "machine.h"
+
 #include <atomic>
 #include <cstdint>
-#include <x86intrin.h>
 
 namespace copystack_rt {
 
@@ -22,7 +23,7 @@ extern std::atomic<bool> g_ticks_are_tsc;
 
 inline uint64_t ticks() {
   if (g_ticks_are_tsc.load(std::memory_order_relaxed))
-    return __rdtsc();
+    return cycle_counter();
   return now_ns();
 }
 

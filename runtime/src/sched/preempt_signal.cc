@@ -138,8 +138,8 @@ Stop stop(Thread &th, void *uctx) {
     return kNotNow;
   auto *uc = static_cast<ucontext_t *>(uctx);
   greg_t *g = uc->uc_mcontext.gregs;
-  const uintptr_t sp = static_cast<uintptr_t>(g[REG_RSP]);
-  const uintptr_t pc = static_cast<uintptr_t>(g[REG_RIP]);
+  const uintptr_t sp = context_sp(uc);
+  const uintptr_t pc = context_pc(uc);
   if (sp <= th.task_lo || sp > th.task_hi || sp - th.task_lo < kStopBytes + 16)
     return kNotNow;
   Buffers *b = buffers(th);

@@ -555,7 +555,7 @@ Task *find_work(Worker *w) {
       Task *found = nullptr;
       for (int i = 0; i < kSpinRounds && !found; ++i) {
         for (int k = 0; k < 32; ++k)
-          __builtin_ia32_pause();
+          cpu_relax();
         // A victim's runnext only in the second half: by then its owner
         // has had time to run it.
         found = look(w, i >= kSpinRounds / 2);

@@ -300,7 +300,7 @@ void begin_running(Task *t) {
       return;
     CS_CHECK(expected == kShrinking || expected == kSuspended,
              "a task to run is suspended");
-    __builtin_ia32_pause(); // the collector is moving its stack
+    cpu_relax(); // the collector is moving its stack
   }
 }
 

@@ -2,7 +2,7 @@
 #ifndef COPYSTACK_TASK_H
 #define COPYSTACK_TASK_H
 
-#include "arch/x86_64/asm_offsets.h"
+#include "asm_offsets.h"
 #include "core/pin.h"
 #include "core/stack_alloc.h"
 #include "platform/config.h"

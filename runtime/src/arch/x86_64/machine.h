@@ -1,0 +1,73 @@
+// machine.h (x86-64): the runtime's target-specific pieces that are not
+// assembly. Every architecture has its own machine.h in its folder of
+// runtime/src/arch/, found through the include path the build sets
+// (runtime/CMakeLists.txt, COPYSTACK_ARCH); docs/porting.md lists what is
+// still x86-64's outside these folders.
+#ifndef COPYSTACK_ARCH_MACHINE_H
+#define COPYSTACK_ARCH_MACHINE_H
+
+#include "copystack/abi.h"
+
+#include <cstdint>
+#include <ucontext.h>
+#include <x86intrin.h>
+
+namespace copystack_rt {
+
+// One step of a spinning wait.
+inline void cpu_relax() { __builtin_ia32_pause(); }
+
+// The CPU's cycle counter (platform/ticks.h decides whether it is usable).
+inline uint64_t cycle_counter() { return __rdtsc(); }
+
+// The split-stack limit of the calling thread (abi.h, COPYSTACK_TCB_LIMIT:
+// glibc's split-stack word of the thread control block, %fs:0x70).
+inline uintptr_t read_limit() {
+  uintptr_t v;
+  __asm__ volatile("movq %%fs:%c1, %0" : "=r"(v) : "i"(COPYSTACK_TCB_LIMIT));
+  return v;
+}
+inline void write_limit(uintptr_t v) {
+  __asm__ volatile("movq %0, %%fs:%c1"
+                   :
+                   : "r"(v), "i"(COPYSTACK_TCB_LIMIT)
+                   : "memory");
+}
+
+// The registers of a context a signal interrupted.
+inline uintptr_t context_pc(const ucontext_t *uc) {
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+}
+inline uintptr_t context_sp(const ucontext_t *uc) {
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+}
+inline uintptr_t context_fp(const ucontext_t *uc) {
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
+}
+
+// glibc's x86-64 jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc; rbp, rsp and pc
+// are mangled with the thread's pointer guard (tcbhead_t.pointer_guard,
+// %fs:0x30): rol(value ^ guard, 0x11).
+namespace jmpbuf_abi {
+enum { kRbx, kRbp, kR12, kR13, kR14, kR15, kRsp, kPc, kWords };
+// The words that may point into the stack, as they are and mangled.
+constexpr int kPlain[] = {kRbx, kR12, kR13, kR14, kR15};
+constexpr int kMangled[] = {kRbp, kRsp};
+
+inline uintptr_t pointer_guard() {
+  uintptr_t g;
+  __asm__("movq %%fs:0x30, %0" : "=r"(g));
+  return g;
+}
+inline uintptr_t demangle(uintptr_t v) {
+  return ((v >> 0x11) | (v << (64 - 0x11))) ^ pointer_guard();
+}
+inline uintptr_t mangle(uintptr_t v) {
+  v ^= pointer_guard();
+  return (v << 0x11) | (v >> (64 - 0x11));
+}
+} // namespace jmpbuf_abi
+
+} // namespace copystack_rt
+
+#endif
