@@ -6,13 +6,12 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Alignment.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace llvm;
 
 namespace copystack {
 
-static constexpr unsigned NumGPRs = 6;
-static constexpr unsigned NumXMMs = 8;
 
 bool isModelledCallingConv(const Function &F) {
   switch (F.getCallingConv()) {
@@ -36,13 +35,28 @@ struct ArgDesc {
   Type *ByValTy = nullptr;  ///< byval(T): the copy's type
   MaybeAlign Align;         ///< align(N) on a byval argument
   bool Unmodelled = false;  ///< nest, swift*, inalloca, preallocated
+  bool StructRet = false;   ///< sret: in x8 on AArch64
 };
 
 class Assigner {
 public:
-  Assigner(const DataLayout &DL, ArgLayout &Out) : DL(DL), Out(Out) {}
+  Assigner(const Module &M, ArgLayout &Out)
+      : DL(M.getDataLayout()), Out(Out),
+        Aapcs64(Triple(M.getTargetTriple()).getArch() == Triple::aarch64),
+        NumGPRs(Aapcs64 ? 8 : 6) {}
 
   void assign(const ArgDesc &A) {
+    // AAPCS64 (the AArch64 port, docs/porting.md): the scalars only, in
+    // x0-x7 and v0-v7 and then 8-byte (16 for 16-byte vectors) stack
+    // slots. Aggregates (homogeneous floating-point ones take v registers
+    // all or none), i128 (an even register pair), fp128 and byval are not
+    // modelled yet, nor the indirect result in x8 (sret): conservative.
+    if (Aapcs64 && (A.ByValTy || A.Unmodelled || A.StructRet ||
+                    A.Ty->isAggregateType() || A.Ty->isFP128Ty() ||
+                    A.Ty->isIntegerTy(128))) {
+      Out.Conservative = true;
+      return;
+    }
     if (A.ByValTy) {
       assignByVal(A);
       return;
@@ -57,6 +71,9 @@ public:
 private:
   const DataLayout &DL;
   ArgLayout &Out;
+  const bool Aapcs64; ///< AArch64's convention; otherwise System V x86-64
+  const unsigned NumGPRs;
+  static constexpr unsigned NumXMMs = 8; ///< or v0-v7
   unsigned GPRs = 0;
   unsigned XMMs = 0;
   uint64_t Stack = 0;
@@ -177,7 +194,10 @@ private:
         Out.VectorPointers = true;
       uint64_t Bits = DL.getTypeSizeInBits(VT).getFixedValue();
       if (Bits == 128 || Bits == 64) {
-        assignXMMOrStack(16, 16);
+        if (Aapcs64 && Bits == 64)
+          assignXMMOrStack(8, 8);
+        else
+          assignXMMOrStack(16, 16);
         return;
       }
       Out.Conservative = true;
@@ -204,7 +224,7 @@ ArgLayout computeArgLayout(const Function &F) {
     Out.Conservative = true;
     return Out;
   }
-  Assigner A(F.getParent()->getDataLayout(), Out);
+  Assigner A(*F.getParent(), Out);
   for (Argument &Arg : const_cast<Function &>(F).args()) {
     unsigned No = Arg.getArgNo();
     ArgDesc D;
@@ -213,6 +233,7 @@ ArgLayout computeArgLayout(const Function &F) {
     D.ByValTy = F.getParamByValType(No);
     D.Align = F.getParamAlign(No);
     D.Unmodelled = unmodelledParam(F.getAttributes(), No);
+    D.StructRet = F.hasParamAttribute(No, Attribute::StructRet);
     A.assign(D);
   }
   return Out;
@@ -226,7 +247,7 @@ ArgLayout computeCallLayout(const CallBase &CB) {
     Out.Conservative = true;
     return Out;
   }
-  Assigner A(CB.getModule()->getDataLayout(), Out);
+  Assigner A(*CB.getModule(), Out);
   for (unsigned No = 0, E = CB.arg_size(); No != E; ++No) {
     ArgDesc D;
     D.V = CB.getArgOperand(No);
@@ -234,6 +255,7 @@ ArgLayout computeCallLayout(const CallBase &CB) {
     D.ByValTy = CB.getParamByValType(No);
     D.Align = CB.getParamAlign(No);
     D.Unmodelled = unmodelledParam(CB.getAttributes(), No);
+    D.StructRet = CB.paramHasAttr(No, Attribute::StructRet);
     A.assign(D);
   }
   return Out;

@@ -17,6 +17,10 @@
 //     max(8, align);
 //   - first-class aggregates: each scalar leaf on its own.
 //
+// For AArch64 modules (the port in progress, docs/porting.md) the same
+// for AAPCS64's scalars: x0-x7, v0-v7, then 8-byte stack slots (16 for
+// 16-byte vectors); the rest is conservative.
+//
 // Anything else is not modelled: the map then asks the runtime to treat all
 // argument registers and the whole incoming area conservatively. In verify
 // mode the runtime compares stack_arg_bytes with %r11, which LLVM loads from

@@ -226,12 +226,39 @@ static void insertOwnCheck(Function &F) {
   B.CreateCall(Check);
 }
 
+// Whether F's static locals, or any dynamic one, may take more than Bytes.
+static bool localBytesAbove(const Function &F, uint64_t Bytes) {
+  const DataLayout &DL = F.getDataLayout();
+  uint64_t Sum = 0;
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      if (const auto *AI = dyn_cast<AllocaInst>(&I)) {
+        std::optional<TypeSize> Size = AI->getAllocationSize(DL);
+        if (!AI->isStaticAlloca() || !Size || Size->isScalable())
+          return true;
+        Sum += Size->getFixedValue();
+        if (Sum > Bytes)
+          return true;
+      }
+  return false;
+}
+
 bool setAttributes(Function &F, bool HasLocals) {
   bool WantsOwnCheck = false;
   // A variadic shim has no prologue check (LLVM refuses one): its frame
   // fits the guard band's budget, and the body it calls checks at once.
+  const Target &T = Target::of(*F.getParent());
   if (!F.hasFnAttribute(names::VarargShimAttr)) {
-    if (PrologueOpt == Prologue::Own) {
+    if (!T.hasLlvmSplitStack()) {
+      // AArch64 (target/AArch64.h): the own check is the only one, made
+      // after the frame is set up, so exact whatever the frame's size. A
+      // function that calls, or may call, gets it; so does a leaf whose
+      // locals alone may not fit the guard band's budget below its
+      // caller's (spills are not known here: the port's open question,
+      // docs/porting.md).
+      if (!makesNoCalls(F) || localBytesAbove(F, COPYSTACK_PROBE_FRAME))
+        WantsOwnCheck = true;
+    } else if (PrologueOpt == Prologue::Own) {
       // A frame too big for the guard band's budget is checked by LLVM's
       // stack probe, before it is taken; any other needs a check only
       // where the function calls something: a leaf's frame fits the
@@ -379,7 +406,10 @@ void placeOwnChecks(ArrayRef<Function *> Wanting) {
         if (CB->getCalledFunction() == F &&
             CB->getFunction()->hasFnAttribute(names::VarargShimAttr))
           MustCheck.insert(F);
-  if (ElideChecks)
+  // Leaving a check out relies on LLVM's probe for the frame that then
+  // goes unchecked (target/Target.h, probesLargeFrames).
+  if (ElideChecks && !Wanting.empty() &&
+      Target::of(*Wanting.front()->getParent()).probesLargeFrames())
     for (Function *F : Wanting) {
       if (MustCheck.count(F) || !mayGoUnchecked(*F, Checked))
         continue;

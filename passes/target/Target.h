@@ -52,11 +52,33 @@ public:
   /// requested (the limit word is COPYSTACK_PREEMPT_LIMIT).
   virtual llvm::InlineAsm *pollBranch(llvm::LLVMContext &C) const = 0;
 
-  /// The calling thread's __copystack_thread, as a pointer each access
-  /// through which is relative to the thread that makes it (a task that
-  /// moved to another thread between two accesses reaches the new one's).
+  /// The calling thread's __copystack_thread. On x86-64 each access
+  /// through the pointer is relative to the thread that makes it (a task
+  /// that moved to another thread between two accesses reaches the new
+  /// one's); elsewhere it is the thread's address when it was taken, good
+  /// until the task can next move to another thread (a park: a preempted
+  /// task resumes on its own thread, docs/design.md).
   virtual llvm::Value *threadBlock(llvm::IRBuilder<> &B) const = 0;
+
+  /// Whether LLVM's split-stack prologue exists for the target (x86-64:
+  /// --copystack-prologue=llvm, and the functions whose only calls the
+  /// backend may or may not make). Where it does not, those get the own
+  /// check.
+  virtual bool hasLlvmSplitStack() const = 0;
+
+  /// Whether LLVM's stack probe calls the runtime for frames of
+  /// COPYSTACK_PROBE_FRAME bytes and more (x86-64: "probe-stack" naming
+  /// COPYSTACK_SYM_STACK_PROBE). Where it does not, the own check runs
+  /// after the frame is set up and compares the stack pointer below it:
+  /// a leaf whose locals may not fit the guard band's budget gets it too,
+  /// and no check is left out for its callees' (placeOwnChecks).
+  virtual bool probesLargeFrames() const = 0;
 };
+
+/// Whether the pass accepts AArch64 Linux modules
+/// (-copystack-experimental-aarch64): its AArch64 target only, for the IR
+/// tests of the port; the runtime does not exist there (docs/porting.md).
+bool experimentalAArch64();
 
 } // namespace copystack
 

@@ -17,6 +17,8 @@ public:
   llvm::InlineAsm *leafPoll(llvm::LLVMContext &C) const override;
   llvm::InlineAsm *pollBranch(llvm::LLVMContext &C) const override;
   llvm::Value *threadBlock(llvm::IRBuilder<> &B) const override;
+  bool hasLlvmSplitStack() const override { return true; }
+  bool probesLargeFrames() const override { return true; }
 };
 
 } // namespace copystack
