@@ -325,12 +325,20 @@ int tell_locked(pthread_mutex_t *m, bool trylock, void *caller) {
   return 0;
 }
 
-int self_owner() {
+// The owner word of the calling task or thread, or 0 while a thread's id
+// is not known yet (self_owner asks the kernel).
+inline int known_owner() {
   Thread &th = __copystack_thread;
   if (Task *t = th.task)
     return static_cast<int>(kTaskOwner | (t->id & (kTaskOwner - 1)));
-  if (!th.tid)
-    th.tid = static_cast<int32_t>(gettid());
+  return th.tid;
+}
+
+int self_owner() {
+  if (int me = known_owner())
+    return me;
+  Thread &th = __copystack_thread;
+  th.tid = static_cast<int32_t>(gettid());
   return th.tid;
 }
 
@@ -440,13 +448,22 @@ bool grab(pthread_mutex_t *m) {
   return lock_word(m)->exchange(2, std::memory_order_acquire) == 0;
 }
 
-// Inline in the interposer, as mutex_unlock: the common case, a normal
-// mutex, reads the kind once and makes no call. tell: under
-// ThreadSanitizer, for a call made at caller.
+__attribute__((noinline)) int learn_tid_then_trylock(pthread_mutex_t *m,
+                                                   bool tell,
+                                                   void *caller) noexcept;
+
+// Inline in the interposer, as mutex_unlock: the common case, a normal or
+// recursive mutex on a task or a thread whose id is known, reads the kind
+// once and makes no call but, rarely, a last one (a thread's first lock,
+// the sanitizer, waiters to wake), so that the path taken keeps no
+// registers and sets up no frame. tell: under ThreadSanitizer, for a call
+// made at caller.
 __attribute__((always_inline)) inline int
 mutex_trylock(pthread_mutex_t *m, bool tell, void *caller) {
   const int kind = kind_of(m) & kKindMask;
-  const int me = self_owner();
+  const int me = known_owner();
+  if (__builtin_expect(!me, 0))
+    return learn_tid_then_trylock(m, tell, caller);
   if (kind != 0) {
     int r = held_by_me(m, me, true);
     if (r > 0 || (r == 0 && !tell))
@@ -460,6 +477,12 @@ mutex_trylock(pthread_mutex_t *m, bool tell, void *caller) {
   if (__builtin_expect(tell, 0))
     return tell_locked(m, true, caller);
   return 0;
+}
+
+int learn_tid_then_trylock(pthread_mutex_t *m, bool tell,
+                           void *caller) noexcept {
+  self_owner();
+  return mutex_trylock(m, tell, caller);
 }
 
 int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
@@ -506,15 +529,20 @@ int mutex_lock_thread(pthread_mutex_t *m, const timespec *abs,
 // runs.
 constexpr uint64_t kStarvedNs = 1000 * 1000;
 
-__attribute__((noinline)) void unlock_contended(pthread_mutex_t *m);
+__attribute__((noinline)) int unlock_contended(pthread_mutex_t *m) noexcept;
+__attribute__((noinline)) int learn_tid_then_unlock(pthread_mutex_t *m,
+                                                  bool tell,
+                                                  void *caller) noexcept;
 
 // tell: under ThreadSanitizer, for a call made at caller.
 __attribute__((always_inline)) inline int
 mutex_unlock(pthread_mutex_t *m, bool tell, void *caller) {
   int kind = kind_of(m) & kKindMask;
   if (kind == kRecursive || kind == kErrorCheck) {
-    if (__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) !=
-            self_owner() ||
+    const int me = known_owner();
+    if (__builtin_expect(!me, 0))
+      return learn_tid_then_unlock(m, tell, caller);
+    if (__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != me ||
         lock_word(m)->load(std::memory_order_relaxed) == 0)
       return EPERM;
   }
@@ -528,16 +556,24 @@ mutex_unlock(pthread_mutex_t *m, bool tell, void *caller) {
   if (!lock_word(m)->compare_exchange_strong(one, 0,
                                              std::memory_order_release,
                                              std::memory_order_relaxed))
-    unlock_contended(m); // the word says there are waiters
+    return unlock_contended(m); // the word says there are waiters
   return 0;
 }
 
-void unlock_contended(pthread_mutex_t *m) {
+int learn_tid_then_unlock(pthread_mutex_t *m, bool tell,
+                          void *caller) noexcept {
+  self_owner();
+  return mutex_unlock(m, tell, caller);
+}
+
+// Returns 0, the unlock's result.
+int unlock_contended(pthread_mutex_t *m) noexcept {
   if (lock_word(m)->load(std::memory_order_relaxed) == 2 &&
       futex_hand_off(lock_word(m), kStarvedNs))
-    return; // held still, now the waiter's (mutex_lock_call)
+    return 0; // held still, now the waiter's (mutex_lock_call)
   if (lock_word(m)->exchange(0, std::memory_order_release) > 1)
     wake_word(lock_word(m), 1);
+  return 0;
 }
 
 // ---- condition variables
@@ -1291,22 +1327,31 @@ EXPORTED int CS_INTERPOSER(pthread_mutex_lock)(pthread_mutex_t *m) noexcept {
 // Trylock and unlock outside the common case (the runtime's without
 // ThreadSanitizer), out of line: the common case's code is the same as
 // if there were no other.
+// (Also the first call of either, which decides the mode.)
 static __attribute__((noinline)) int trylock_other(pthread_mutex_t *m,
-                                            void *caller) {
-  if (sync_mode() == kSyncOff || !kind_ours(m))
+                                            void *caller) noexcept {
+  const signed char mode = sync_mode();
+  if (mode == kSyncOff || !kind_ours(m))
     return next().mutex_trylock(m);
-  return mutex_trylock(m, true, caller);
+  return mutex_trylock(m, mode == kSyncTold, caller);
 }
 
 static __attribute__((noinline)) int unlock_other(pthread_mutex_t *m,
-                                           void *caller) {
-  if (sync_mode() == kSyncOff || !kind_ours(m))
+                                           void *caller) noexcept {
+  const signed char mode = sync_mode();
+  if (mode == kSyncOff || !kind_ours(m))
     return next().mutex_unlock(m);
-  return mutex_unlock(m, true, caller);
+  return mutex_unlock(m, mode == kSyncTold, caller);
+}
+
+// The interposers' test of their common case: the mode read as it is (an
+// undecided one goes the other way, which decides it).
+static inline bool common_case(pthread_mutex_t *m) {
+  return g_sync.load(std::memory_order_relaxed) == kSyncOn && kind_ours(m);
 }
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_trylock)(pthread_mutex_t *m) noexcept {
-  if (sync_mode() != kSyncOn || !kind_ours(m))
+  if (!common_case(m))
     return trylock_other(m, CALLER);
   return mutex_trylock(m, false, nullptr);
 }
@@ -1328,7 +1373,7 @@ EXPORTED int CS_INTERPOSER(pthread_mutex_clocklock)(
 }
 
 EXPORTED int CS_INTERPOSER(pthread_mutex_unlock)(pthread_mutex_t *m) noexcept {
-  if (sync_mode() != kSyncOn || !kind_ours(m))
+  if (!common_case(m))
     return unlock_other(m, CALLER);
   return mutex_unlock(m, false, nullptr);
 }

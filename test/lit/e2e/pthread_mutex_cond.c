@@ -142,6 +142,29 @@ static void kinds(void) {
          chk_results[2] == EPERM ? "EPERM" : "?");
   printf("destroy: %d %d\n", pthread_mutex_destroy(&rec),
          pthread_mutex_destroy(&chk));
+  // The default kind's fast paths (pthread_sync.cc, trylock_default_kind)
+  // keep glibc's fields: the owner word while held, the count of users;
+  // an adaptive mutex (another kind: the general path) the same.
+  for (int adaptive = 0; adaptive < 2; ++adaptive) {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    if (adaptive) {
+      pthread_mutexattr_init(&a);
+      pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+      pthread_mutex_init(&m, &a);
+      pthread_mutexattr_destroy(&a);
+    }
+    int first = pthread_mutex_trylock(&m);
+    int owned = m.__data.__owner != 0, users = m.__data.__nusers;
+    int again = pthread_mutex_trylock(&m);
+    int unlocked = pthread_mutex_unlock(&m);
+    int owner_after = m.__data.__owner, users_after = m.__data.__nusers;
+    int relock = pthread_mutex_lock(&m);
+    printf("%s: %d %s, owner %s, users %d; unlock %d, owner %d, users %d; "
+           "lock %d\n", adaptive ? "adaptive" : "default", first,
+           again == EBUSY ? "EBUSY" : "?", owned ? "set" : "0", users,
+           unlocked, owner_after, users_after, relock);
+    pthread_mutex_unlock(&m);
+  }
 }
 
 static void holder(void *arg) {
@@ -334,6 +357,8 @@ int main(void) {
 // CHECK: recursive: 0 0 0 0, other task: EBUSY
 // CHECK: errorcheck: 0 EDEADLK EPERM
 // CHECK: destroy: 0 0
+// CHECK: default: 0 EBUSY, owner set, users 1; unlock 0, owner 0, users 0; lock 0
+// CHECK: adaptive: 0 EBUSY, owner set, users 1; unlock 0, owner 0, users 0; lock 0
 // CHECK: timedlock: ETIMEDOUT, on time
 // CHECK: timedwait: ETIMEDOUT, on time, held 1
 // CHECK: monotonic: ETIMEDOUT, on time
