@@ -330,8 +330,9 @@ static bool mayGoUnchecked(const Function &F,
       F.hasFnAttribute(Attribute::StackProtectStrong) ||
       F.hasFnAttribute(Attribute::StackProtectReq))
     return false;
+  if (localBytesAbove(F, COPYSTACK_ELIDED_LOCALS))
+    return false;
   const DataLayout &DL = F.getDataLayout();
-  uint64_t LocalBytes = 0;
   // A vector wider than 16 bytes may be spilled to a slot the prologue
   // aligns the frame for, beyond the size the probe compares.
   auto WideVector = [&](const Type *T) {
@@ -342,15 +343,8 @@ static bool mayGoUnchecked(const Function &F,
     for (const Instruction &I : BB) {
       if (hasValueOfType(I, WideVector))
         return false;
-      if (const auto *AI = dyn_cast<AllocaInst>(&I)) {
-        std::optional<TypeSize> Size = AI->getAllocationSize(DL);
-        if (!AI->isStaticAlloca() || !Size || Size->isScalable())
-          return false;
-        LocalBytes += Size->getFixedValue();
-        if (LocalBytes > COPYSTACK_ELIDED_LOCALS)
-          return false;
-        continue;
-      }
+      if (isa<AllocaInst>(I))
+        continue; // counted above
       const auto *CB = dyn_cast<CallBase>(&I);
       if (!CB) {
         if (mayBecomeCall(I))
