@@ -1,5 +1,6 @@
 //===- ForeignCalls.cpp - run foreign code on the system stack -----------===//
 #include "ForeignCalls.h"
+#include "target/Target.h"
 
 #include "ArgLayout.h"
 #include "Names.h"
@@ -111,7 +112,8 @@ CallBase *createForeignCall(IRBuilderBase &B, FunctionType *FT, Value *Target,
   // The declaration's own type is a placeholder: every call states its own
   // (the callee's signature, the target first).
   FunctionCallee Trampoline = M.getOrInsertFunction(
-      names::ForeignCall, FunctionType::get(Type::getVoidTy(Ctx), false));
+      Target::of(M).foreignCallSymbol(),
+      FunctionType::get(Type::getVoidTy(Ctx), false));
   CallBase *Call;
   if (Normal)
     Call = B.CreateInvoke(Ty, Trampoline.getCallee(), Normal, Unwind, Ops);

@@ -10,10 +10,13 @@
 #include "copystack/abi.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <cstddef>
 
@@ -172,6 +175,32 @@ private:
     Objects.push_back(std::move(O));
   }
 
+  // On AArch64, llvm.localrecover's offsets are from the function's local
+  // address register (AArch64RegisterInfo::getLocalAddressRegister): the
+  // stack pointer after the prologue, which is the stack pointer at every
+  // call (the call frames are reserved), unless the function has
+  // variable-sized objects; then the frame pointer, or, when the frame is
+  // also realigned, a base register the runtime cannot find: refused.
+  bool spOffsets() const {
+    if (!Triple(M.getTargetTriple()).isAArch64())
+      return false;
+    bool Dynamic = false, OverAligned = false;
+    for (const Instruction &I : instructions(F))
+      if (const auto *AI = dyn_cast<AllocaInst>(&I)) {
+        Dynamic |= !AI->isStaticAlloca();
+        OverAligned |= AI->getAlign().value() > 16;
+      }
+    if (Dynamic && OverAligned)
+      M.getContext().diagnose(DiagnosticInfoUnsupported(
+          F,
+          "copystack (AArch64): '" + F.getName() +
+              "' has both variable-sized locals and locals aligned to more "
+              "than 16 bytes, whose offsets LLVM gives from a base register: "
+              "not supported yet",
+          DiagnosticLocation(F.getSubprogram())));
+    return !Dynamic;
+  }
+
   Function *emitEscapeAndResolver() {
     if (Escaped.empty())
       return nullptr;
@@ -279,6 +308,8 @@ private:
       Flags |= COPYSTACK_MAPF_ARGS_CONSERVATIVE;
     if (Args.VectorPointers)
       Flags |= COPYSTACK_MAPF_VECTOR_ARGS;
+    if (spOffsets())
+      Flags |= COPYSTACK_MAPF_SP_OFFSETS;
     auto *Map = new GlobalVariable(M, mapType(C), /*isConstant=*/true,
                                    GlobalValue::InternalLinkage,
                                    /*Initializer=*/nullptr, Base + ".map");

@@ -18,8 +18,6 @@ namespace copystack::names {
 
 // ---- The runtime's entry points (abi.h) -----------------------------------
 
-/// Runs a thunk on the thread's own stack (ForeignCalls.h).
-inline constexpr llvm::StringLiteral ForeignCall = COPYSTACK_SYM_FOREIGN_CALL;
 /// Called at the top of every landing pad: re-establishes the stack limit
 /// after an exception unwound out of a foreign call.
 inline constexpr llvm::StringLiteral LandingPad = COPYSTACK_SYM_LANDING_PAD;

@@ -1,5 +1,6 @@
 //===- Policy.cpp - which functions run on copyable stacks ----------------===//
 #include "Policy.h"
+#include "target/Target.h"
 #include "ThreadIdentity.h"
 #include "ArgLayout.h"
 #include "PinnedAllocas.h"
@@ -148,7 +149,8 @@ CallKind Policy::classify(const CallBase &CB) const {
   // The stub, or the instrumented function the linker put in its place.
   if (G->hasFnAttribute(names::DispatchStubAttr))
     return CallKind::Direct;
-  if (G->getName() == names::ForeignCall || G->getName() == names::LandingPad)
+  if (G->getName() == Target::of(*G->getParent()).foreignCallSymbol() ||
+      G->getName() == names::LandingPad)
     return CallKind::NotACall;
   if (G->isDeclaration() && isInPlaceLibcall(G->getName()))
     return CallKind::NotACall;

@@ -12,6 +12,11 @@ namespace copystack {
 std::string unsupportedTarget(const Triple &T) {
   if (T.getArch() == Triple::x86_64 && T.isOSLinux() && !T.isX32())
     return "";
+  // The AArch64 port in progress (docs/porting.md): only with the hidden
+  // -mllvm -copystack-experimental-aarch64 (target/Target.h).
+  if (experimentalAArch64() && T.getArch() == Triple::aarch64 &&
+      T.isOSLinux())
+    return "";
   return "copystack supports x86-64 Linux only (this compilation targets " +
          T.str() + "): drop -m32, -mx32 or --target, or build without the " +
          "copystack plugin";
@@ -25,10 +30,7 @@ std::string splitStackConflict() {
 
 std::string unsupportedModule(const Module &M) {
   Triple T(M.getTargetTriple());
-  // The AArch64 port's IR tests (target/Target.h); never the clang plugin.
-  const bool Port = experimentalAArch64() &&
-                    T.getArch() == Triple::aarch64 && T.isOSLinux();
-  std::string Why = Port ? "" : unsupportedTarget(T);
+  std::string Why = unsupportedTarget(T);
   if (!Why.empty())
     return Why;
   // Before the pass has run, only -fsplit-stack puts "split-stack" on

@@ -4,6 +4,8 @@
 
 #include "target/Target.h"
 
+#include "copystack/abi.h"
+
 namespace copystack {
 
 /// AArch64 Linux, the port in progress (docs/porting.md): the limit word
@@ -21,6 +23,9 @@ public:
   llvm::InlineAsm *leafPoll(llvm::LLVMContext &C) const override;
   llvm::InlineAsm *pollBranch(llvm::LLVMContext &C) const override;
   llvm::Value *threadBlock(llvm::IRBuilder<> &B) const override;
+  llvm::StringRef foreignCallSymbol() const override {
+    return COPYSTACK_SYM_FOREIGN_CALL_X18;
+  }
   bool hasLlvmSplitStack() const override { return false; }
   bool probesLargeFrames() const override { return false; }
 };

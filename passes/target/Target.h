@@ -60,6 +60,10 @@ public:
   /// task resumes on its own thread, docs/design.md).
   virtual llvm::Value *threadBlock(llvm::IRBuilder<> &B) const = 0;
 
+  /// The runtime's foreign-call trampoline (abi.h), which takes its target
+  /// in the register of LLVM's `nest` argument: %r10, or x18 on AArch64.
+  virtual llvm::StringRef foreignCallSymbol() const = 0;
+
   /// Whether LLVM's split-stack prologue exists for the target (x86-64:
   /// --copystack-prologue=llvm, and the functions whose only calls the
   /// backend may or may not make). Where it does not, those get the own

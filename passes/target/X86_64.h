@@ -4,6 +4,8 @@
 
 #include "target/Target.h"
 
+#include "copystack/abi.h"
+
 namespace copystack {
 
 /// x86-64 Linux: the limit word at %fs:0x70 (glibc's split-stack slot of
@@ -17,6 +19,9 @@ public:
   llvm::InlineAsm *leafPoll(llvm::LLVMContext &C) const override;
   llvm::InlineAsm *pollBranch(llvm::LLVMContext &C) const override;
   llvm::Value *threadBlock(llvm::IRBuilder<> &B) const override;
+  llvm::StringRef foreignCallSymbol() const override {
+    return COPYSTACK_SYM_FOREIGN_CALL;
+  }
   bool hasLlvmSplitStack() const override { return true; }
   bool probesLargeFrames() const override { return true; }
 };

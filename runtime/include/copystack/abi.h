@@ -39,8 +39,14 @@
 
 /* Offset of glibc's tcbhead_t.__private_ss on x86-64: the stack limit LLVM's
  * split-stack prologue compares against. 0 outside a copyable stack, so
- * instrumented code runs unchanged on ordinary thread stacks. */
+ * instrumented code runs unchanged on ordinary thread stacks. On AArch64
+ * (the port in progress, docs/porting.md) the word at TPIDR_EL0 + 8, which
+ * glibc's thread control block ({dtv, private}) leaves unused. */
+#if defined(__aarch64__)
+#define COPYSTACK_TCB_LIMIT 8
+#else
 #define COPYSTACK_TCB_LIMIT 0x70
+#endif
 
 /* The guard band: the limit is stack lo + 928. Go's stackNosplit (800) +
  * StackSmall (128) on linux/amd64, the number the seed posts measure.
@@ -57,7 +63,12 @@
  * switches stacks: xmm0-7 and every general register but %rsp, and the
  * return address into the asking function (runtime/src/core/copy.h,
  * MoreStackBlock). It lies within the guard band. */
+#if defined(__aarch64__)
+/* AArch64: q0-q7, x0-x15, x18-x30 and the asker's sp (arch/aarch64). */
+#define COPYSTACK_MORESTACK_BLOCK 368
+#else
 #define COPYSTACK_MORESTACK_BLOCK 256
+#endif
 
 /* The own prologue (the default; -copystack-prologue=llvm gives LLVM's
  * split-stack prologue back; docs/abi.md): the
@@ -100,6 +111,8 @@
  * (passes/ emits the calls, runtime/src defines them). */
 #define COPYSTACK_SYM_MORESTACK "__morestack"
 #define COPYSTACK_SYM_FOREIGN_CALL "__copystack_foreign_call_r10"
+/* Its AArch64 name: the target in x18, LLVM's `nest` register there. */
+#define COPYSTACK_SYM_FOREIGN_CALL_X18 "__copystack_foreign_call_x18"
 #define COPYSTACK_SYM_LANDING_PAD "__copystack_landing_pad"
 #define COPYSTACK_SYM_PARK "__copystack_park"
 /* The pinned area's slow paths: __copystack_pin_grow and _release (below)
@@ -263,6 +276,13 @@ typedef struct copystack_prefix {
                                               not be modelled: range-check all */
 #define COPYSTACK_MAPF_VECTOR_ARGS 2       /* vector registers may carry
                                               pointers: range-check xmm0-7 */
+#define COPYSTACK_MAPF_SP_OFFSETS 4        /* AArch64: the escaped objects'
+                                              offsets are from the frame's
+                                              bottom (the stack pointer at
+                                              its calls), not from the frame
+                                              pointer: LLVM's local address
+                                              register without variable-sized
+                                              objects */
 
 /* The integer argument registers in System V order; bit i of gpr_mask. */
 #define COPYSTACK_GPR_RDI 0

@@ -285,6 +285,19 @@ copystack_stack_pointer(void) {
    * thread after any call. Read in the asm, where ThreadSanitizer does not
    * see the reads: the state is the thread's, and the tasks that run on it
    * in turn are not ordered by the switches. */
+#if defined(__aarch64__)
+  __asm__ volatile("mov %0, sp\n\t"
+                   "mrs %1, tpidr_el0\n\t"
+                   "adrp %2, :gottprel:" COPYSTACK_THREAD_SYMBOL "\n\t"
+                   "ldr %2, [%2, :gottprel_lo12:" COPYSTACK_THREAD_SYMBOL "]\n\t"
+                   "add %1, %1, %2\n\t"
+                   "ldr %2, [%1, %5]\n\t"
+                   "ldr %3, [%1, %6]\n\t"
+                   "ldr %4, [%1, %7]"
+                   : "=&r"(sp), "=&r"(th), "=&r"(task), "=&r"(lo), "=r"(hi)
+                   : "i"(COPYSTACK_THREAD_TASK), "i"(COPYSTACK_THREAD_TASK_LO),
+                     "i"(COPYSTACK_THREAD_TASK_HI));
+#else
   __asm__ volatile("movq %%rsp, %0\n\t"
                    "movq " COPYSTACK_THREAD_SYMBOL "@gottpoff(%%rip), %1\n\t"
                    "addq %%fs:0, %1\n\t"
@@ -294,6 +307,7 @@ copystack_stack_pointer(void) {
                    : "=&r"(sp), "=&r"(th), "=&r"(task), "=&r"(lo), "=r"(hi)
                    : "i"(COPYSTACK_THREAD_TASK), "i"(COPYSTACK_THREAD_TASK_LO),
                      "i"(COPYSTACK_THREAD_TASK_HI));
+#endif
   (void)th;
   if (task && sp - lo < hi - lo)
     return COPYSTACK_VIRTUAL_STACK_TOP - (hi - sp);

@@ -20,74 +20,6 @@
 
 namespace copystack_rt {
 
-WalkStart walk_from_morestack(MoreStackBlock *n, const Asker &asker) {
-  WalkStart ws;
-  ws.regs.csr[kRbx] = &n->rbx;
-  ws.regs.csr[kR12] = &n->r12;
-  ws.regs.csr[kR13] = &n->r13;
-  ws.regs.csr[kR14] = &n->r14;
-  ws.regs.csr[kR15] = &n->r15;
-  ws.regs.rbp = &n->rbp;
-  ws.known_lo = reinterpret_cast<uintptr_t>(n);
-  if (asker.framed) {
-    // A call site in the asking function: its frame is walked from the
-    // block's return address like a suspended task's. Every register in
-    // the block is range-checked (the function's values live across the
-    // check may be anywhere); none is known to be an integer.
-    ws.ra_slot = &n->ret;
-    ws.first_unwritten = true;
-    ws.known_hi = reinterpret_cast<uintptr_t>(&n->caller_ret);
-    return ws;
-  }
-  ws.asker_name = asker.fn->name();
-  if (!asker.args_unknown) {
-    uintptr_t *args[kNumArgRegs] = {&n->rdi, &n->rsi, &n->rdx,
-                                    &n->rcx, &n->r8,  &n->r9};
-    for (int i = 0; i < kNumArgRegs; ++i)
-      ws.regs.arg[i] = args[i];
-    ws.regs.xmm = n->xmm;
-    ws.asker = asker.fn->map;
-  }
-  // The asking function's return address, above what its prologue pushed
-  // (nothing before LLVM's check; the callee-saved registers before a
-  // probe, which hold its caller's values, range-checked as the block is).
-  auto *ra = reinterpret_cast<uintptr_t *>(
-      reinterpret_cast<uintptr_t>(&n->caller_ret) + asker.pushed);
-  // Its caller's %rbp: in the block, unless the prologue pushed it (and
-  // may have set up its own frame pointer). Nothing here reads the new
-  // copy: the relocator copies it as its walk goes.
-  if (asker.rbp_at >= 0)
-    ws.regs.rbp = reinterpret_cast<uintptr_t *>(
-        reinterpret_cast<uintptr_t>(&n->caller_ret) + asker.rbp_at);
-  // The incoming stack arguments start above the return address; LLVM's
-  // prologue put their size in %r11 (a probe's %r11 is its own).
-  ws.asker_cfa = reinterpret_cast<uintptr_t>(ra) + 8;
-  ws.asker_arg_bytes =
-      asker.args_unknown ? asker.fn->map->stack_arg_bytes : n->r11;
-  ws.ra_slot = ra;
-  ws.known_hi = reinterpret_cast<uintptr_t>(ra);
-  return ws;
-}
-
-WalkStart walk_from_switch(SwitchFrame *f) {
-  // The function that parked (or yielded): its callee-saved registers, its
-  // %rbp and its return address.
-  WalkStart ws;
-  ws.regs.csr[kRbx] = &f->rbx;
-  ws.regs.csr[kR12] = &f->r12;
-  ws.regs.csr[kR13] = &f->r13;
-  ws.regs.csr[kR14] = &f->r14;
-  ws.regs.csr[kR15] = &f->r15;
-  ws.regs.rbp = &f->rbp;
-  ws.ra_slot = &f->ret;
-  ws.known_lo = reinterpret_cast<uintptr_t>(f);
-  ws.known_hi = reinterpret_cast<uintptr_t>(f + 1);
-  // The saved thread state is not an address, whatever its bits.
-  ws.integers_lo = reinterpret_cast<uintptr_t>(&f->mxcsr);
-  ws.integers_hi = reinterpret_cast<uintptr_t>(&f->r15);
-  return ws;
-}
-
 namespace {
 
 std::atomic<uint64_t> g_compacted_bytes{0};
@@ -154,7 +86,7 @@ uintptr_t move_frames(Task *t, const Stack &old, uintptr_t src, size_t used,
 } // namespace
 
 Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
-                const Asker *asker, bool to_pool) {
+                const Asker *asker, bool to_pool, uintptr_t src) {
   const Stack old = t->stack;
   Copy c;
   const uint64_t t0 = now_ns();
@@ -162,7 +94,8 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
   // word it rewrites (core/stack_alloc.h).
   const Stack fresh = allocate_stack(new_size, old.hi);
   c.used = old.hi - block;
-  c.block = move_frames(t, old, block, c.used, fresh, kind, asker);
+  c.block =
+      move_frames(t, old, src ? src : block, c.used, fresh, kind, asker);
   release_stack(old, to_pool);
   c.ns = now_ns() - t0;
   stats().copy_ns += c.ns;

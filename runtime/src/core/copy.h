@@ -26,6 +26,7 @@
 #define COPYSTACK_CORE_COPY_H
 
 #include "asm_offsets.h"
+#include "frames.h"
 #include "core/frame_info.h"
 #include "core/relocate.h"
 #include "sched/task.h"
@@ -34,67 +35,6 @@
 #include <cstdint>
 
 namespace copystack_rt {
-
-// The register block __morestack pushes (asm_offsets.h MS_*), from its
-// lowest address.
-struct MoreStackBlock {
-  uint64_t xmm[16]; // xmm0-7, two words each
-  uintptr_t r15, r14, r13, r12, r11, r10, r9, r8;
-  uintptr_t rdi, rsi, rdx, rcx, rbx, rax, rbp;
-  uintptr_t ret;        // into the asking function's slow path (its "ret")
-  uintptr_t caller_ret; // the asking function's return address
-};
-
-static_assert(offsetof(MoreStackBlock, xmm) == MS_XMM0, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r15) == MS_R15, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r14) == MS_R14, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r13) == MS_R13, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r12) == MS_R12, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r11) == MS_R11, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r10) == MS_R10, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r9) == MS_R9, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, r8) == MS_R8, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rdi) == MS_RDI, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rsi) == MS_RSI, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rdx) == MS_RDX, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rcx) == MS_RCX, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rbx) == MS_RBX, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rax) == MS_RAX, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, rbp) == MS_RBP, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, ret) == MS_RET, "asm_offsets.h");
-static_assert(offsetof(MoreStackBlock, caller_ret) == MS_CALLER_RET,
-              "asm_offsets.h");
-static_assert(MS_CALLER_RET == MS_BLOCK_BYTES, "asm_offsets.h");
-static_assert(MS_BLOCK_BYTES == COPYSTACK_MORESTACK_BLOCK, "abi.h");
-
-// The frame __copystack_switch leaves on a stack it switches away from
-// (asm_offsets.h SWITCH_*), from the saved %rsp up.
-struct SwitchFrame {
-  // The thread state that belongs to whoever switched out (a task, or the
-  // worker's scheduler), put back when it is switched in again: MXCSR and
-  // the x87 control word (callee-saved in the System V ABI, and a switch is
-  // a call), the x87 exception flags, and errno (docs/tasks.md, "What belongs to a task").
-  uint32_t mxcsr;
-  uint16_t fpucw, fpusw; // x87 control word; status word (its flags)
-  int32_t err;
-  uint32_t unused32;
-  uintptr_t r15, r14, r13, r12, rbx, rbp;
-  uintptr_t ret; // where the task resumes
-};
-
-static_assert(offsetof(SwitchFrame, mxcsr) == SWITCH_MXCSR, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, fpucw) == SWITCH_FPUCW, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, fpusw) == SWITCH_FPUSW, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, err) == SWITCH_ERRNO, "asm_offsets.h");
-
-static_assert(offsetof(SwitchFrame, r15) == SWITCH_R15, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, r14) == SWITCH_R14, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, r13) == SWITCH_R13, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, r12) == SWITCH_R12, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, rbx) == SWITCH_RBX, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, rbp) == SWITCH_RBP, "asm_offsets.h");
-static_assert(offsetof(SwitchFrame, ret) == SWITCH_RET, "asm_offsets.h");
-static_assert(sizeof(SwitchFrame) == SWITCH_FRAME_BYTES, "asm_offsets.h");
 
 // The function that asked for a growth, and how far its frame stands.
 struct Asker {
@@ -134,9 +74,30 @@ enum class Block { kMoreStack, kSwitch };
 // from the block, and makes the fresh stack t's; the old one is released
 // (to the shared pool when to_pool). Counts the bytes, time and pointers
 // (the kind of copy, growth, move or shrink, is the caller's to count).
-// asker: the asking function for a kMoreStack block, else null.
+// asker: the asking function for a kMoreStack block, else null. src, when
+// not 0: the used part's bytes are there instead, src + (old hi - block)
+// standing for the old stack's top (a growth whose asker's frame reaches
+// below the stack, frames.h place_block).
 Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
-                const Asker *asker, bool to_pool);
+                const Asker *asker, bool to_pool, uintptr_t src = 0);
+
+// A growth's register block where the stack's copy reads it (frames.h,
+// place_block): at, on the task's stack, or, when src is not 0, the
+// address it stands for below the stack, its bytes and the used part's
+// then in the buffer at src; regs: where its registers can be read now.
+struct Placed {
+  MoreStackBlock *regs;
+  uintptr_t at;
+  uintptr_t src;
+};
+Placed place_block(MoreStackBlock *b, const Stack &old);
+void free_placed(const Placed &p);
+
+// After a move, the lanes of the wide vector registers __morestack keeps
+// apart from the block that point into the old stack move with it, when
+// all (the asker's vector registers may carry pointers or are not known).
+void relocate_wide(uint8_t *wide, bool all, const Stack &old,
+                   const Stack &fresh);
 
 // A parked task that keeps only its live bytes (Go has no such thing).
 // compact_suspended copies the used part of suspended task t's stack,

@@ -1,7 +1,7 @@
 // eh_frame.h: what the unwind tables say about one code address.
 //
-// The reader handles what LLVM emits for x86-64 functions with frame
-// pointers: an .eh_frame_hdr search table (datarel sdata4, as GNU ld, gold
+// The reader handles what LLVM emits for x86-64 and AArch64 functions with
+// frame pointers: an .eh_frame_hdr search table (datarel sdata4, as GNU ld, gold
 // and lld write it), CIEs with "zR"/"zPLR" augmentations, and the call
 // frame instructions of ordinary prologues and epilogues. Anything else is
 // an error with a reason, not a guess. The object holding an address comes
@@ -9,13 +9,15 @@
 #ifndef COPYSTACK_CORE_EH_FRAME_H
 #define COPYSTACK_CORE_EH_FRAME_H
 
+#include "frames.h"
+
 #include <cstdint>
 
 namespace copystack_rt {
 
-// DWARF register numbers on x86-64.
-constexpr unsigned kDwRbx = 3, kDwRbp = 6, kDwRsp = 7, kDwR12 = 12;
-constexpr unsigned kDwRegs = 17; // up to the return address column
+// The DWARF register numbers of the frame model (kDwFp, kDwSp, kDwRa) and
+// how many registers CfaState tracks (kDwRegs) are the architecture's
+// (frames.h).
 
 // DW_EH_PE_absptr: the FDE pointer encoding when a CIE names none.
 constexpr uint8_t kPeAbsptr = 0x00;
@@ -30,8 +32,8 @@ struct Cie {
 };
 
 struct CfaState {
-  unsigned cfa_reg = kDwRsp;
-  int64_t cfa_off = 8;
+  unsigned cfa_reg = kDwSp;
+  int64_t cfa_off = 0;
   // Offset from the CFA where a register is saved; 0: not saved.
   int64_t saved[kDwRegs] = {};
 };

@@ -153,6 +153,11 @@ void flatten_words(FrameInfo &fi) {
     copystack_object o = objects[i];
     if (i < m.nescaped)
       o.offset = escaped[i];
+    // Incoming stack arguments lie above the frame, in the caller's words
+    // (its outgoing area, which its own map scans); only the asking
+    // function's are read, at a growth (relocate.cc).
+    if (o.flags & COPYSTACK_OBJF_ARGUMENT)
+      continue;
     // Variadic words in the outgoing area are described from the frame's
     // bottom, which varies with the callee: scanned like any other word.
     if (o.flags & COPYSTACK_OBJF_OUTGOING)
@@ -203,6 +208,7 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
   auto *fi = new FrameInfo;
   fi->entry = fde.begin;
   fi->map = map;
+  fi->sp_offsets = map->flags & COPYSTACK_MAPF_SP_OFFSETS;
   if (!call_site)
     return fi;
   CfaState st;
@@ -210,36 +216,49 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
     delete fi;
     return nullptr;
   }
-  if (st.cfa_reg == kDwRbp) {
-    if (st.cfa_off != 16 || st.saved[kDwRbp] != -16) {
-      *why = "the call site's frame is %rbp-based but not CFA = %rbp + 16 "
-             "with the caller's %rbp at %rbp";
+  const int64_t ra_off = st.saved[kDwRa] ? st.saved[kDwRa] : kRaDefault;
+  if (st.cfa_reg == kDwFp) {
+    // The frame record (the caller's frame pointer, then the return
+    // address) at the frame pointer, CFA - fp_cfa.
+    const int64_t k = st.cfa_off;
+    if (k < 16 || k > 4096 || (k & 7) || st.saved[kDwFp] != -k ||
+        ra_off != 8 - k) {
+      *why = "the call site's frame is frame-pointer based but its frame "
+             "record (the caller's frame pointer, then the return address) "
+             "is not at the frame pointer";
       delete fi;
       return nullptr;
     }
-  } else if (st.cfa_reg == kDwRsp && st.cfa_off >= 8 && !(st.cfa_off & 7)) {
+    fi->fp_cfa = static_cast<uint32_t>(k);
+    fi->ra_off = static_cast<int32_t>(ra_off);
+  } else if (st.cfa_reg == kDwSp && st.cfa_off >= 8 && !(st.cfa_off & 7) &&
+             ra_off < 0 && ra_off >= -st.cfa_off && !(ra_off & 7)) {
     // No frame pointer: the map must describe no locals (their offsets
-    // are from %rbp); the arguments' offsets are from CFA - 16 anyway.
+    // are from the frame pointer); the arguments' offsets are from
+    // CFA - 16 anyway.
     for (uint32_t i = 0; i < map->nobjects; ++i)
       if (!(copystack_map_objects(map)[i].flags &
             (COPYSTACK_OBJF_ARGUMENT | COPYSTACK_OBJF_OUTGOING))) {
         *why = "the call site's frame keeps no frame pointer, but its map "
-               "describes locals at offsets from %rbp";
+               "describes locals at offsets from the frame pointer";
         delete fi;
         return nullptr;
       }
-    if (st.saved[kDwRbp] &&
-        (st.saved[kDwRbp] > -16 || st.saved[kDwRbp] < -st.cfa_off ||
-         (st.saved[kDwRbp] & 7))) {
-      *why = "the call site's frame saved %rbp outside its own words";
+    if (st.saved[kDwFp] &&
+        (st.saved[kDwFp] >= 0 || st.saved[kDwFp] < -st.cfa_off ||
+         st.saved[kDwFp] == ra_off || (st.saved[kDwFp] & 7))) {
+      *why = "the call site's frame saved the frame pointer outside its own "
+             "words";
       delete fi;
       return nullptr;
     }
     fi->sp_cfa = static_cast<uint32_t>(st.cfa_off);
-    fi->rbp_slot = static_cast<int32_t>(st.saved[kDwRbp]);
+    fi->rbp_slot = static_cast<int32_t>(st.saved[kDwFp]);
+    fi->ra_off = static_cast<int32_t>(ra_off);
   } else {
-    *why = "the call site's CFA rule is neither %rbp + 16 nor %rsp + a "
-           "whole number of words";
+    *why = "the call site's CFA rule is neither the frame pointer + the "
+           "frame record's distance nor the stack pointer + a whole number "
+           "of words";
     delete fi;
     return nullptr;
   }
@@ -257,9 +276,9 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
       !cfa_rules_at(fde, pc, st, &why))
     return false;
   uintptr_t cfa;
-  if (st.cfa_reg == kDwRsp)
+  if (st.cfa_reg == kDwSp)
     cfa = sp + st.cfa_off;
-  else if (st.cfa_reg == kDwRbp)
+  else if (st.cfa_reg == kDwFp)
     cfa = rbp + st.cfa_off;
   else
     return false;
@@ -269,21 +288,22 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
   auto read = [shift](uintptr_t a) {
     return *reinterpret_cast<const uintptr_t *>(a + shift);
   };
-  if (!on_stack(cfa - 8))
+  const int64_t ra_off = st.saved[kDwRa] ? st.saved[kDwRa] : kRaDefault;
+  if (!ra_off || !on_stack(cfa + ra_off))
     return false;
   uintptr_t caller = rbp; // unless this function saved it
   out->rbp_slot = 0;
-  if (st.saved[kDwRbp]) {
-    uintptr_t at = cfa + st.saved[kDwRbp];
+  if (st.saved[kDwFp]) {
+    uintptr_t at = cfa + st.saved[kDwFp];
     if (!on_stack(at))
       return false;
     caller = read(at);
     out->rbp_slot = at;
   }
-  out->ret = read(cfa - 8);
+  out->ret = read(cfa + ra_off);
   out->rbp = caller;
   out->cfa = cfa;
-  out->by_rsp = st.cfa_reg == kDwRsp;
+  out->by_rsp = st.cfa_reg == kDwSp;
   return true;
 }
 

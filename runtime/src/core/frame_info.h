@@ -12,13 +12,11 @@
 #define COPYSTACK_FRAME_INFO_H
 
 #include "copystack/abi.h"
+#include "frames.h"
 
 #include <cstdint>
 
 namespace copystack_rt {
-
-// Callee-saved registers other than %rbp, in this order everywhere.
-enum Csr { kRbx, kR12, kR13, kR14, kR15, kNumCsr };
 
 struct FrameInfo {
   uintptr_t entry = 0;
@@ -33,10 +31,22 @@ struct FrameInfo {
   // offsets are from %rbp) keep no frame pointer (passes/Attributes.cpp).
   uint32_t sp_cfa = 0;
   int32_t rbp_slot = 0;
+  // The frame model beyond x86-64's fixed one (frames.h): with a frame
+  // pointer, CFA = frame pointer + fp_cfa (16 on x86-64; the callee-saved
+  // area's size plus 16 on AArch64, whose frame record is at its bottom),
+  // the caller's frame pointer at the frame pointer and the return address
+  // above it; without one, the return address at CFA + ra_off.
+  uint32_t fp_cfa = 16;
+  int32_t ra_off = -8;
+  // The map's offsets are from the frame's bottom (its stack pointer at
+  // the call: the callee's CFA), not from the frame pointer
+  // (COPYSTACK_MAPF_SP_OFFSETS, AArch64).
+  bool sp_offsets = false;
   // Call sites only, for the relocator: the words of the frame its map
   // knows hold no pointer (NO_POINTERS objects, the unmarked words of BITMAP
-  // objects), as runs of consecutive words at offsets from CFA - 16 (%rbp
-  // where the function keeps a frame pointer), in ascending order. Every
+  // objects), as runs of consecutive words at offsets from the frame's
+  // base (the frame pointer, CFA - fp_cfa; or its bottom with
+  // sp_offsets), in ascending order. Every
   // other word of the frame is range-checked: the map's pointer words,
   // callee-saved register slots, and the register allocator's spill slots
   // (docs/maps.md, "Values live across calls").

@@ -77,7 +77,7 @@ size_t next_size(size_t size, size_t need, bool fits) {
                              size_t max, const char *fn, size_t frame,
                              size_t live) {
   char a[32], b[32], name[512];
-  fatal_at(blk->ret, reinterpret_cast<uintptr_t>(&blk->caller_ret), blk->rbp,
+  fatal_at(block_pc(blk), block_sp(blk), block_fp(blk),
            "stack of task %lu would grow to %s, over the maximum stack size "
            "of %s, when %s asked for a %zu-byte frame with %zu bytes of "
            "frames live (copystack_set_max_stack() or COPYSTACK_MAX_STACK "
@@ -103,33 +103,10 @@ enum class Check {
   kProbe, // __copystack_stack_probe: %rax the frame about to be taken
 };
 
-// Bytes a yield at a check needs below the block when the wide vector
-// registers go there (morestack.S: 512 of them, then __copystack_preempt's
-// registers and the switch frame of the park).
-constexpr size_t kYieldRoom = 512 + 256;
-
-// The vector argument registers' bits above the block's xmm0-7, which
-// morestack.S keeps in wide (ymm0-7 or zmm0-7, __copystack_vector_width)
-// while the runtime runs: after a move, the 8-byte lanes there that point
-// into the old stack move with it, when the asking function's vector
-// arguments may carry pointers (its map's VECTOR_ARGS) or are not known
-// (a check after the frame).
-void relocate_wide(uint8_t *wide, bool all, const Stack &old,
-                   const Stack &fresh) {
-  const unsigned width = __copystack_vector_width;
-  if (!width || !all)
-    return;
-  const size_t reg = width >= 2 ? 64 : 32;
-  for (unsigned r = 0; r < 8; ++r)
-    for (size_t lane = 2; lane < reg / 8; ++lane) {
-      uint64_t v;
-      memcpy(&v, wide + r * reg + lane * 8, 8);
-      if (v >= old.lo && v < old.hi) {
-        v += fresh.hi - old.hi;
-        memcpy(wide + r * reg + lane * 8, &v, 8);
-      }
-    }
-}
+// Bytes a yield at a check needs below the block besides the wide vector
+// registers (frames.h, yield_wide_bytes): __copystack_preempt's registers
+// and the switch frame of the park.
+constexpr size_t kYieldRoom = 256;
 
 uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
                uint8_t *wide) {
@@ -139,19 +116,24 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
   Task *task = th.task;
   if (!task)
     fatal("__morestack called with a stack limit set but no task running");
-  const uintptr_t block = reinterpret_cast<uintptr_t>(b);
-  const uintptr_t sp = block + MS_CALLER_RET; // the asker's %rsp at its check
   const Stack old = task->stack;
-  if (block < old.lo || sp >= old.hi)
+  // The registers on the task's stack below the asker's stack pointer, or
+  // in a copy of the stack's used part when its frame reaches below the
+  // stack (frames.h, place_block).
+  const Placed placed = place_block(b, old);
+  b = placed.regs;
+  const uintptr_t block = placed.at;
+  const uintptr_t sp = block + MS_BLOCK_BYTES; // the asker's, at its check
+  if ((!placed.src && block < old.lo) || sp >= old.hi)
     fatal("stack overflow: __morestack's register block at %#lx is outside "
           "the task's stack [%#lx, %#lx): code without a prologue check used "
           "more than the %d-byte guard",
           (unsigned long)block, (unsigned long)old.lo, (unsigned long)old.hi,
           COPYSTACK_GUARD);
-  if (check != Check::kProbe && *reinterpret_cast<const uint8_t *>(b->ret) != 0xc3)
+  if (check != Check::kProbe && !is_check_return(block_pc(b)))
     fatal("__morestack was called from %s (%#lx), not from a "
           "split-stack prologue",
-          Demangled(symbol_name(b->ret)).str(), (unsigned long)b->ret);
+          Demangled(symbol_name(block_pc(b))).str(), (unsigned long)block_pc(b));
   // The monitor asked the task to yield (sched/preempt.h): through the
   // limit, or, while the thread was in the runtime, through preempt_seq. A
   // probe leaves it to the check after the prologue.
@@ -162,20 +144,20 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
           : 0;
   const char *why = "unknown";
   Asker asker;
-  asker.fn = frame_info_for_function(b->ret, &why);
+  asker.fn = frame_info_for_function(block_pc(b), &why);
   if (!asker.fn)
     fatal("__morestack was called from %s: %s",
-          Demangled(symbol_name(b->ret)).str(), why);
-  size_t frame = b->r10;
+          Demangled(symbol_name(block_pc(b))).str(), why);
+  size_t frame = block_frame_word(b);
   if (check != Check::kLlvm) {
     // Neither check need be at the function's entry (shrink-wrapping may
     // move the prologue, and with it the probe, past code that reorders
     // registers): its registers are range-checked, none put back.
     asker.args_unknown = true;
     // The own check: a frame below the guard's budget, or already taken.
-    frame = check == Check::kProbe ? b->rax : 0;
+    frame = check == Check::kProbe ? block_probe_bytes(b) : 0;
   }
-  const uintptr_t asker_pc = b->ret; // b is on the old stack, freed below
+  const uintptr_t asker_pc = block_pc(b); // b is on the old stack, freed below
   const size_t live = old.hi - sp;
   const uintptr_t probe =
       check != Check::kProbe && frame < kSmallFrame ? sp : sp - frame;
@@ -195,15 +177,16 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
   // the block (a probe's is taken by the check after the prologue).
   const bool fits = fits_with(room) &&
                     !(yield && check != Check::kProbe &&
-                      __copystack_vector_width && block - old.lo < kYieldRoom);
+                      yield_wide_bytes() &&
+                      block - old.lo < kYieldRoom + yield_wide_bytes());
 
   if (cfg.verify && check != Check::kProbe &&
       !(asker.fn->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&
-      b->r11 != asker.fn->map->stack_arg_bytes)
+      block_arg_bytes(b) != asker.fn->map->stack_arg_bytes)
     fatal("verify: the frame map of %s says %u bytes of stack arguments, "
           "its prologue says %lu",
           Demangled(asker.fn->name()).str(), asker.fn->map->stack_arg_bytes,
-          (unsigned long)b->r11);
+          (unsigned long)block_arg_bytes(b));
 
   if (fits && !cfg.stress) {
     if (cfg.verify)
@@ -219,10 +202,10 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
     // How far the asker's frame stands, by its unwind tables at the call:
     // read only when the stack moves (verify mode fails every check).
     UnwindStep u;
-    if (!unwind_step(b->ret - 1, sp, b->rbp, old.lo, old.hi, &u))
+    if (!unwind_step(block_pc(b) - 1, sp, block_fp(b), old.lo, old.hi, &u))
       fatal("%s's frame at its stack check (%#lx) has no unwind rule the "
             "runtime follows",
-            Demangled(asker.fn->name()).str(), (unsigned long)b->ret);
+            Demangled(asker.fn->name()).str(), (unsigned long)block_pc(b));
     if (check == Check::kProbe) {
       asker.pushed = static_cast<uint32_t>(u.cfa - 8 - sp);
       if (u.rbp_slot)
@@ -232,7 +215,8 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
     }
   }
   const Copy c = copy_stack(task, size, block, Block::kMoreStack, &asker,
-                            /*to_pool=*/false);
+                            /*to_pool=*/false, placed.src);
+  free_placed(placed);
   const Stack fresh = task->stack;
   relocate_wide(wide,
                 asker.args_unknown ||
@@ -268,9 +252,8 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
     // The asker stands in its prologue on the new stack, as over_limit's
     // dump starts it.
     const auto *moved = reinterpret_cast<const MoreStackBlock *>(c.block);
-    profile::growth(task, moved->ret,
-                    reinterpret_cast<uintptr_t>(&moved->caller_ret),
-                    moved->rbp, c.used);
+    profile::growth(task, block_pc(moved), block_sp(moved), block_fp(moved),
+                    c.used);
   }
   return c.block | yield;
 }
@@ -280,7 +263,9 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
 extern "C" uintptr_t __copystack_grow(MoreStackBlock *b, uintptr_t limit,
                                        uint8_t *wide) {
   return grow(b, limit,
-              b->r10 == COPYSTACK_OWN_CHECK ? Check::kOwn : Check::kLlvm, wide);
+              block_frame_word(b) == COPYSTACK_OWN_CHECK ? Check::kOwn
+                                                           : Check::kLlvm,
+              wide);
 }
 
 extern "C" uintptr_t __copystack_grow_probe(MoreStackBlock *b, uintptr_t limit,

@@ -255,14 +255,14 @@ void Relocator::reg_save_area(uintptr_t va_list) {
 // register allocator spilled there (docs/maps.md, "Values live across
 // calls"). The words its map knows hold no pointer (skip: runs from base,
 // CFA - 16, ascending) get their values back.
-void Relocator::frame_words(uintptr_t lo, uintptr_t base,
+void Relocator::frame_words(uintptr_t lo, uintptr_t hi, uintptr_t base,
                             const FrameInfo::Run *skip, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     uintptr_t s = base + skip[i].offset, e = s + 8 * skip[i].words;
     if (s < lo)
       s = lo;
-    if (e > base)
-      e = base;
+    if (e > hi)
+      e = hi;
     restore_span(s, e);
   }
 }
@@ -384,11 +384,11 @@ void Relocator::run(const WalkStart &s) {
   // The steps of a frame, shared by the loop below and its loop for a
   // recursion. The frame's CFA by its rule at the call: %rbp + 16, or (no
   // frame pointer, sp_cfa) a fixed distance above the callee's CFA.
-  auto cfa_of = [&](uint32_t sp_cfa) {
+  auto cfa_of = [&](uint32_t sp_cfa, uint32_t fp_cfa) {
     if (!sp_cfa) {
-      if (rbp < frame_lo || rbp + 16 > hi || (rbp & 7))
+      if (rbp < frame_lo || rbp + fp_cfa > hi || (rbp & 7))
         broken("a frame pointer is out of order", rbp);
-      return rbp + 16;
+      return rbp + fp_cfa;
     }
     uintptr_t cfa = frame_lo + sp_cfa;
     if (cfa > hi)
@@ -403,21 +403,24 @@ void Relocator::run(const WalkStart &s) {
       copied = pend_to_;
     }
   };
-  // On to the caller: its return address slot, and its %rbp (saved at
-  // %rbp, or where the function without a frame pointer saved it, or, when
-  // it did not, still in the register).
-  auto step = [&](uintptr_t cfa, uint32_t sp_cfa, int32_t rbp_slot) {
+  // On to the caller: its return address slot, and its frame pointer
+  // (saved in the frame record at the frame pointer, or where the function
+  // without a frame pointer saved it, or, when it did not, still in the
+  // register). The record's return address is at CFA + ra_off too.
+  auto step = [&](uintptr_t cfa, uint32_t sp_cfa, uint32_t fp_cfa,
+                  int32_t rbp_slot, int32_t ra_off) {
     ++nframes;
-    ra_slot = reinterpret_cast<uintptr_t *>(cfa - 8);
+    ra_slot = reinterpret_cast<uintptr_t *>(cfa + ra_off);
     frame_lo = cfa;
     if (!sp_cfa)
-      rbp = *reinterpret_cast<uintptr_t *>(cfa - 16);
+      rbp = *reinterpret_cast<uintptr_t *>(cfa - fp_cfa);
     else if (rbp_slot)
       rbp = *reinterpret_cast<uintptr_t *>(cfa + rbp_slot);
   };
   for (;;) {
     // ra_slot lies in [lo, hi - 8]: the first was checked above, every
-    // later one is a checked frame's CFA - 8.
+    // later one is in a checked frame's words (CFA + ra_off, frame_info.cc
+    // build).
     if (verify)
       mark_known(reinterpret_cast<uintptr_t>(ra_slot), 8);
     uintptr_t ra = *ra_slot;
@@ -435,9 +438,13 @@ void Relocator::run(const WalkStart &s) {
       last_fi = fi;
     }
     const uint32_t sp_cfa = fi->sp_cfa;
+    const uint32_t fp_cfa = fi->fp_cfa;
     const int32_t rbp_slot = fi->rbp_slot;
-    uintptr_t cfa = cfa_of(sp_cfa);
-    const uintptr_t base = cfa - 16; // %rbp, with a frame pointer
+    const int32_t ra_off = fi->ra_off;
+    uintptr_t cfa = cfa_of(sp_cfa, fp_cfa);
+    // The map's offsets: from the frame pointer, or from the frame's
+    // bottom (AArch64's escaped objects without variable-sized ones).
+    const uintptr_t base = fi->sp_offsets ? frame_lo : cfa - fp_cfa;
     copy_to(cfa);
     // The copy did all a frame needs unless its map knows integers or
     // names memory off the frame (most frames of a deep recursion).
@@ -449,7 +456,7 @@ void Relocator::run(const WalkStart &s) {
     } else if (!fi->plain || verify) {
       if (verify)
         frames_.push_back(Frame{frame_lo, cfa, fi->name(), base});
-      frame_words(frame_lo, base, fi->skip, fi->nskip);
+      frame_words(frame_lo, cfa - 16, base, fi->skip, fi->nskip);
       for (uint32_t i = 0; i < fi->njmpbufs; ++i)
         jmpbuf(base + fi->jmpbufs[i]);
       for (uint32_t i = 0; i < fi->nvalists; ++i)
@@ -459,7 +466,7 @@ void Relocator::run(const WalkStart &s) {
       known(frame_lo, cfa - frame_lo);
       copied = pend_to_;
     }
-    step(cfa, sp_cfa, rbp_slot);
+    step(cfa, sp_cfa, fp_cfa, rbp_slot, ra_off);
     if (!fi->plain || verify)
       continue;
     // The frames above that return into the same call site (a recursion)
@@ -468,9 +475,9 @@ void Relocator::run(const WalkStart &s) {
     auto recursion = [&](auto frame_pointer) {
       const uint32_t rule = frame_pointer ? 0 : sp_cfa;
       while (*ra_slot == last_ra) {
-        uintptr_t up = cfa_of(rule);
+        uintptr_t up = cfa_of(rule, fp_cfa);
         copy_to(up);
-        step(up, rule, rbp_slot);
+        step(up, rule, fp_cfa, rbp_slot, ra_off);
       }
     };
     if (!sp_cfa)

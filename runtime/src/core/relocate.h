@@ -34,8 +34,6 @@
 
 namespace copystack_rt {
 
-enum ArgReg { kRdi, kRsi, kRdx, kRcx, kR8, kR9, kNumArgRegs };
-
 // Saved register slots in the new copy of the stack (null: not saved).
 struct SavedRegisters {
   uintptr_t *arg[kNumArgRegs] = {};
@@ -165,8 +163,10 @@ private:
   void mark_known(uintptr_t addr, size_t bytes);
   void object(uintptr_t rbp, uintptr_t frame_lo, const copystack_object &o,
               const copystack_frame_map &map);
-  void frame_words(uintptr_t lo, uintptr_t base, const FrameInfo::Run *skip,
-                   uint32_t n);
+  // Puts back the words of skip (offsets from base), within [lo, hi): a
+  // frame's own words below its frame record.
+  void frame_words(uintptr_t lo, uintptr_t hi, uintptr_t base,
+                   const FrameInfo::Run *skip, uint32_t n);
   void reg_save_area(uintptr_t va_list);
   void jmpbuf(uintptr_t slot);
   void valist(uintptr_t slot);

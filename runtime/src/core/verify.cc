@@ -8,6 +8,7 @@
 #include "platform/sanitizers.h"
 #include "platform/once.h"
 #include "core/frame_info.h"
+#include "machine.h"
 #include "platform/signals.h"
 #include "core/stack_alloc.h"
 #include "platform/thread.h"
@@ -50,17 +51,9 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   // non-canonical address, such as poison plus a small offset, in a
   // register the instruction used.
   if (sig == SIGSEGV && si->si_code == SI_KERNEL) {
-    static const struct {
-      int reg;
-      const char *name;
-    } kRegs[] = {{REG_RAX, "rax"}, {REG_RBX, "rbx"}, {REG_RCX, "rcx"},
-                 {REG_RDX, "rdx"}, {REG_RSI, "rsi"}, {REG_RDI, "rdi"},
-                 {REG_RBP, "rbp"}, {REG_R8, "r8"},   {REG_R9, "r9"},
-                 {REG_R10, "r10"}, {REG_R11, "r11"}, {REG_R12, "r12"},
-                 {REG_R13, "r13"}, {REG_R14, "r14"}, {REG_R15, "r15"}};
     constexpr uint64_t kHigh = 0x01010101ull * kPoison;
-    for (const auto &r : kRegs) {
-      auto v = static_cast<uint64_t>(uc->uc_mcontext.gregs[r.reg]);
+    for (unsigned i = 0; i < kContextGprs; ++i) {
+      const uint64_t v = context_gpr(uc, i);
       if (v >> 32 == kHigh)
         fatal_at(dump_pc, dump_sp, dump_fp,
                  "verify: %s (pc %#lx) used %%%s = %#lx, verify mode's "
@@ -68,7 +61,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
                  "left when its stack was copied (through a pointer the "
                  "relocation missed) or from dead stack below the frames",
                  Demangled(symbol_name(pc)).str(), (unsigned long)pc,
-                 r.name, (unsigned long)v);
+                 context_gpr_name(i), (unsigned long)v);
     }
   }
   char what[256];

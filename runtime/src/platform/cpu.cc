@@ -29,6 +29,7 @@ bool parse_cpu_variant(const char *s, CpuVariant *out) {
   return false;
 }
 
+#if defined(__x86_64__)
 bool cpu_supports(CpuVariant v) {
   // The compiler's CPU model checks the kernel's XCR0 too: a feature the
   // OS does not save across switches is reported absent.
@@ -48,6 +49,15 @@ void set_vector_width() {
       : __builtin_cpu_supports("avx") ? 1
                                       : 0;
 }
+#else
+// Elsewhere the baseline only (the copy vectorizes with the target's own
+// vector unit), and no wide registers beyond what __morestack keeps.
+bool cpu_supports(CpuVariant v) {
+  return v == CpuVariant::kBaseline || v == CpuVariant::kAuto;
+}
+
+void set_vector_width() { __copystack_vector_width = 0; }
+#endif
 
 namespace {
 // Before any task runs (the program's main is one: it starts after the

@@ -526,7 +526,15 @@ void copy_unseen(void *dst, const void *src, size_t n) {
     memcpy(dst, src, n);
     return;
   }
+#if defined(__x86_64__)
   __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+#else
+  // Bytes through volatile pointers: never turned into a memcpy call.
+  auto *d = static_cast<volatile unsigned char *>(dst);
+  auto *s = static_cast<const volatile unsigned char *>(src);
+  for (size_t i = 0; i < n; ++i)
+    d[i] = s[i];
+#endif
 }
 
 void fill_unseen(void *dst, int byte, size_t n) {
@@ -534,7 +542,13 @@ void fill_unseen(void *dst, int byte, size_t n) {
     memset(dst, byte, n);
     return;
   }
+#if defined(__x86_64__)
   __asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(byte) : "memory");
+#else
+  auto *d = static_cast<volatile unsigned char *>(dst);
+  for (size_t i = 0; i < n; ++i)
+    d[i] = static_cast<unsigned char>(byte);
+#endif
 }
 
 // Not when the runtime is built with TSan itself: its own accesses are

@@ -16,7 +16,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cpuid.h>
 #include <csignal>
 #include <cstring>
 #include <sys/mman.h>
@@ -24,6 +23,9 @@
 #include <ctime>
 #include <ucontext.h>
 #include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
 
 extern "C" {
 void __copystack_signal_preempt(); // switch.S
@@ -336,3 +338,33 @@ __copystack_signal_restore() {
 }
 
 } // extern "C"
+
+#else
+
+// Not ported yet to this architecture (docs/porting.md): the stop needs
+// the interrupted context's layout and the return through rt_sigreturn.
+// Preemption by signal stays off; checks and polls preempt.
+namespace copystack_rt {
+
+bool preempt_signal_start() { return false; }
+void preempt_signal_prepare_thread() {}
+void preempt_signal_resuming(Task *) {}
+void preempt_signal_send(Thread *, uint64_t) {}
+
+} // namespace copystack_rt
+
+extern "C" {
+
+void __copystack_signal_then(void *) {
+  copystack_rt::fatal("preemption by signal is not supported on this "
+                      "architecture yet, and was never started");
+}
+
+__attribute__((noreturn)) void __copystack_signal_unported() {
+  copystack_rt::fatal("preemption by signal is not supported on this "
+                      "architecture yet, and was never started");
+}
+
+} // extern "C"
+
+#endif

@@ -192,28 +192,10 @@ Task *init_task(Task *t, uintptr_t entry, uintptr_t a0, uintptr_t a1,
   t->id = g_next_id.fetch_add(1);
   t->stack = allocate_stack(round_stack_size(start_size));
   // The first switch into the task pops a switch frame whose return address
-  // is __copystack_task_start; r12..r15 and rbx carry what it needs.
-  uintptr_t top = t->stack.hi - 8; // keeps the entry call 16-byte aligned
-  auto *frame = reinterpret_cast<uintptr_t *>(top - SWITCH_FRAME_BYTES);
-  frame[SWITCH_R15 / 8] = a1;
-  frame[SWITCH_R14 / 8] = a0;
-  frame[SWITCH_R13 / 8] = entry;
-  frame[SWITCH_R12 / 8] = reinterpret_cast<uintptr_t>(t);
-  frame[SWITCH_RBX / 8] = a2;
-  frame[SWITCH_RBP / 8] = 0;
-  frame[SWITCH_RET / 8] = reinterpret_cast<uintptr_t>(&__copystack_task_start);
-  // A new task starts with errno 0 and the floating-point environment of
-  // the code that spawned it, as a new thread does (POSIX).
-  auto *state = reinterpret_cast<SwitchFrame *>(frame);
-  state->mxcsr = __builtin_ia32_stmxcsr();
-  uint16_t cw;
-  __asm__ volatile("fnstcw %0" : "=m"(cw));
-  state->fpucw = cw;
-  uint16_t sw;
-  __asm__ volatile("fnstsw %0" : "=m"(sw));
-  state->fpusw = sw;
-  state->err = 0;
-  state->unused32 = 0;
+  // is __copystack_task_start (frames.h, first_switch_frame).
+  SwitchFrame *frame = first_switch_frame(
+      t->stack.hi, reinterpret_cast<uintptr_t>(&__copystack_task_start),
+      reinterpret_cast<uintptr_t>(t), entry, a0, a1, a2);
   t->eh_caught = nullptr; // no exception caught or in flight, as a thread
   t->eh_uncaught = 0;
   t->sp = reinterpret_cast<uintptr_t>(frame);

@@ -68,24 +68,25 @@ void walk_suspended(TaskFrames &f, const Task *t) {
   if (t->compacted) {
     size_t used = compacted_used(t);
     uintptr_t lo = t->stack.hi - used; // where the switch frame stood
-    walk_frames(f, sf->ret, lo + sizeof(SwitchFrame), sf->rbp, lo, t->stack.hi,
+    walk_frames(f, switch_pc(sf), lo + sizeof(SwitchFrame), switch_fp(sf), lo, t->stack.hi,
          static_cast<intptr_t>(t->sp - lo));
     return;
   }
   if (t->sp < t->stack.lo || t->sp + sizeof(SwitchFrame) > t->stack.hi)
     return;
-  if (sf->ret == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {
+  if (switch_pc(sf) == reinterpret_cast<uintptr_t>(&__copystack_task_start)) {
     f.not_started = true;
-    f.entry = sf->r13 == reinterpret_cast<uintptr_t>(&__copystack_foreign_entry)
-                  ? sf->r14
-                  : sf->r13;
+    f.entry = switch_entry(sf) ==
+                      reinterpret_cast<uintptr_t>(&__copystack_foreign_entry)
+                  ? switch_arg0(sf)
+                  : switch_entry(sf);
     return;
   }
-  if (preempted_resume(sf->ret)) {
-    walk_preempted(f, sf->ret, sf->rbp, t->stack.lo, t->stack.hi);
+  if (preempted_resume(switch_pc(sf))) {
+    walk_preempted(f, switch_pc(sf), switch_fp(sf), t->stack.lo, t->stack.hi);
     return;
   }
-  walk_frames(f, sf->ret, t->sp + sizeof(SwitchFrame), sf->rbp, t->stack.lo,
+  walk_frames(f, switch_pc(sf), t->sp + sizeof(SwitchFrame), switch_fp(sf), t->stack.lo,
        t->stack.hi);
 }
 

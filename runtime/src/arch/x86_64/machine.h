@@ -44,6 +44,21 @@ inline uintptr_t context_sp(const ucontext_t *uc) {
 inline uintptr_t context_fp(const ucontext_t *uc) {
   return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
 }
+// Its general registers but the stack pointer, by index, with their names
+// (verify mode names the one that held poison).
+constexpr unsigned kContextGprs = 15;
+inline uint64_t context_gpr(const ucontext_t *uc, unsigned i) {
+  static constexpr int kReg[kContextGprs] = {
+      REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_R8,
+      REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+  return static_cast<uint64_t>(uc->uc_mcontext.gregs[kReg[i]]);
+}
+inline const char *context_gpr_name(unsigned i) {
+  static constexpr const char *kName[kContextGprs] = {
+      "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
+      "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+  return kName[i];
+}
 
 // glibc's x86-64 jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc; rbp, rsp and pc
 // are mangled with the thread's pointer guard (tcbhead_t.pointer_guard,
