@@ -74,26 +74,110 @@
 9:
 .endm
 
+/* Puts back what SAVE_WIDE saved, and the caller's upper state with it.
+ * A 256- or 512-bit load into a register 0-15 marks the upper halves of
+ * ymm0-15/zmm0-15 in use (XINUSE bits 2 and 6) even when the bits loaded
+ * are zero, and legacy SSE code then runs several times slower until the
+ * next vzeroupper (5.4x on the machine of docs/benchmarks.md: BM_loops, an
+ * SSE loop after a task's stack probe). So when every saved register of
+ * 0-15 has its bits above 128 zero (the common case: the caller's code is
+ * SSE, or ended its AVX with vzeroupper), they are put back with
+ * vzeroupper and VEX.128 loads: the same values, exactly, and a clean
+ * upper state. Only when one of them holds upper bits are they reloaded
+ * whole (the caller's state was dirty then anyway); with AVX-512, as ymm
+ * registers after vzeroupper when none holds bits above 255: the state a
+ * caller's AVX2 code leaves, put back as it was, zmm0-15's high halves
+ * not marked in use.
+ * zmm16-31 and the masks have no such penalty and are reloaded as saved.
+ * xmm0-7 get their low 128 bits from the block after this (RESTORE_BLOCK,
+ * legacy SSE moves, which keep the state as it is), so the clean path
+ * loads only xmm8-15. zmm0-2 serve as scratch for the test; every path
+ * overwrites them. Labels 3-9 only: the code around uses 1 and 2 across
+ * it. */
 .macro RESTORE_WIDE all
 	cmpb	$1, __copystack_vector_width(%rip)
 	jb	9f
-	je	8f
+	je	5f
+	/* AVX-512: any bit above 128 in the saved zmm0-7 (0-15)? */
+	vmovdqu64 0(%rsp), %zmm0
+	.irp r, 1, 2, 3, 4, 5, 6, 7
+	vporq	64*\r(%rsp), %zmm0, %zmm0
+	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vporq	64*\r(%rsp), %zmm0, %zmm0
+	.endr
+	.endif
+	vextracti64x4 $1, %zmm0, %ymm1		/* bits 256-511 */
+	vextractf128 $1, %ymm0, %xmm2		/* bits 128-255 */
+	vptest	%ymm1, %ymm1
+	jnz	6f
+	vzeroupper				/* keeps xmm2 */
+	vptest	%xmm2, %xmm2
+	jnz	3f
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	64*\r(%rsp), %xmm\r
+	.endr
+	.endif
+	jmp	7f
+3:
+	/* Upper bits in ymm only: VEX.256 loads, which zero bits 256-511 and
+	 * leave those of zmm0-15 unmarked. */
+	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
+	vmovdqu	64*\r(%rsp), %ymm\r
+	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	64*\r(%rsp), %ymm\r
+	.endr
+	.endif
+	jmp	7f
+6:
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	vmovdqu64 64*\r(%rsp), %zmm\r
 	.endr
 	.if \all
-	.irp r, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu64 64*\r(%rsp), %zmm\r
+	.endr
+	.endif
+7:
+	.if \all
+	.irp r, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
 	vmovdqu64 64*\r(%rsp), %zmm\r
 	.endr
 	cmpb	$3, __copystack_vector_width(%rip)
-	jb	7f
+	jb	4f
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	kmovq	2048+8*\r(%rsp), %k\r
 	.endr
 	jmp	9f
-7:
+4:
 	.irp r, 0, 1, 2, 3, 4, 5, 6, 7
 	kmovw	2048+8*\r(%rsp), %k\r
+	.endr
+	.endif
+	jmp	9f
+5:
+	/* AVX: any bit above 128 in the saved ymm0-7 (0-15)? (AVX only:
+	 * vorps and vextractf128, not their AVX2 integer forms.) */
+	vmovdqu	0(%rsp), %ymm0
+	.irp r, 1, 2, 3, 4, 5, 6, 7
+	vorps	32*\r(%rsp), %ymm0, %ymm0
+	.endr
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vorps	32*\r(%rsp), %ymm0, %ymm0
+	.endr
+	.endif
+	vextractf128 $1, %ymm0, %xmm0
+	vptest	%xmm0, %xmm0
+	jnz	8f
+	vzeroupper
+	.if \all
+	.irp r, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	32*\r(%rsp), %xmm\r
 	.endr
 	.endif
 	jmp	9f
@@ -177,7 +261,8 @@
 	 * keeps xmm0-7): the runtime's own code may change them (its AVX copy
 	 * ends with vzeroupper). fn's third argument is the save area; the
 	 * block's xmm0-7, restored after it with legacy SSE moves, keep the
-	 * upper bits these put back. */
+	 * upper bits these put back, and RESTORE_WIDE leaves the upper state
+	 * clean when those bits are all zero. */
 	subq	$VEC_ALL_BYTES, %rsp
 	andq	$-64, %rsp
 	movq	%rsp, %rdx
