@@ -42,6 +42,19 @@ bool isInPlaceLibcall(llvm::StringRef Name);
 bool isSetjmp(llvm::StringRef Name);
 
 
+/// The locals (static allocas) a function may keep in its frame where the
+/// check runs after the frame is set up (Target::probesLargeFrames false:
+/// AArch64). What the backend stores before the check (callee-saved
+/// registers at the frame's top, and at -O0 spills at its bottom) lands at
+/// most the frame's size below its caller's checked frame, which is at
+/// least the 928-byte guard band above the stack's bottom: a frame of up
+/// to this many bytes of locals, plus its callee-saved area and spills,
+/// stays above the stack's bottom or within the inaccessible page below
+/// it (a fault, reported as an overflow), never beyond. A function with
+/// more runs on the thread's stack; the runtime stops a program whose
+/// frame reached past that page all the same (arch/aarch64/frames.cc).
+constexpr uint64_t kUncheckedFrameLocals = 3072;
+
 enum class CallKind {
   NotACall,   ///< inline asm, intrinsics, in-place libcalls, ASan's and
               ///< TSan's checks: cannot move the stack

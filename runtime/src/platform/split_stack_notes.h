@@ -9,7 +9,12 @@
 #ifndef COPYSTACK_SPLIT_STACK_NOTES_H
 #define COPYSTACK_SPLIT_STACK_NOTES_H
 
+// x86-64 only: the linkers of other targets know no split-stack code (gold
+// refuses an AArch64 object with the note: "linker does not include stack
+// split support").
+#if defined(__x86_64__)
 __asm__(".pushsection .note.GNU-split-stack,\"\",@progbits\n.popsection\n"
         ".pushsection .note.GNU-no-split-stack,\"\",@progbits\n.popsection\n");
+#endif
 
 #endif

@@ -2,6 +2,7 @@
 // fit in 2 KiB) receives six pointers to its caller's locals in the six
 // argument registers, with doubles in the vector registers between them;
 // all of them are valid in the function body on the new stack.
+// UNSUPPORTED: aarch64
 // RUN: %cc %s -o %t && %run %t | FileCheck %s
 #include "Inputs/check.h"
 

@@ -2,6 +2,7 @@
 // and a struct of pointers is passed by value (byval, also in the caller's
 // frame). The callee's prologue grows the stack; after the move the callee
 // reads all of them through the moved caller frame.
+// UNSUPPORTED: aarch64
 // RUN: %cc %s -o %t && %run %t | FileCheck %s
 #include "Inputs/check.h"
 

@@ -9,6 +9,7 @@
 // writes through the pointer after. 400 levels from a 2 KiB stack: the
 // same sums in every mode and prologue as plain clang's. (At -O0 the
 // arguments' slots are locals enough to keep the check.)
+// REQUIRES: x86_64
 // RUN: %cc -fstack-size-section %s -o %t
 // RUN: %check_frames %t
 // RUN: %if own-prologue && O2 && !tsan && !ubsan %{ %check_frames --verbose %t | FileCheck %s --check-prefix=FRAMES %}

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include "Inputs/check.h"
 #include "Inputs/fork_tally.h"
 
 static copystack_chan *ch;
@@ -35,7 +36,7 @@ __attribute__((annotate("copystack_nosplit"))) static void
 unlock_when_let_go(void *lock) {
   __atomic_store_n(&in_then, 1, __ATOMIC_RELEASE);
   while (!__atomic_load_n(&let_go, __ATOMIC_ACQUIRE))
-    __builtin_ia32_pause();
+    CS_PAUSE();
   __copystack_unlock_after_park(lock);
 }
 
@@ -59,7 +60,7 @@ __attribute__((annotate("copystack_nosplit"))) static void *
 let_go_later(void *arg) {
   (void)arg;
   while (!__atomic_load_n(&in_then, __ATOMIC_ACQUIRE))
-    __builtin_ia32_pause();
+    CS_PAUSE();
   struct timespec ts = {0, 100 * 1000 * 1000};
   nanosleep(&ts, 0);
   __atomic_store_n(&let_go, 1, __ATOMIC_RELEASE);
@@ -80,7 +81,7 @@ int main(void) {
   copystack_waitgroup_add(&done, 1);
   copystack_go(receiver, 0);
   while (!__atomic_load_n(&in_then, __ATOMIC_ACQUIRE))
-    __builtin_ia32_pause();
+    CS_PAUSE();
   int mid_park = !__atomic_load_n(&let_go, __ATOMIC_ACQUIRE);
   pid_t pid = fork();
   if (pid == 0) {

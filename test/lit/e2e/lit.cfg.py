@@ -35,7 +35,9 @@
 #   %exits N    runs the rest of the line and fails unless its exit status
 #               is N (fatal errors: 2)
 #   REQUIRES: normal / verify / stress / O0 / O2 select variants; gdb and
-#               clang-14 need those programs.
+#               clang-14 need those programs; x86_64 / aarch64 the
+#               architecture the programs are built for (the aarch64
+#               variants: docs/porting.md).
 import os
 import signal
 import lit.formats
@@ -54,15 +56,60 @@ config.name = f"copystack-e2e-{config.cs_opt}-{config.cs_mode}"
 # TSan's is preempted by the signal alone, with no loop polls (the
 # drivers' default: sched/preempt_signal.h); code built with TSan polls.
 prologue = ""
-if config.cs_mode != "tsan":
+aarch64 = config.cs_cpu == "aarch64"
+if config.cs_mode != "tsan" and not aarch64:
     config.available_features.add("preempt-signal")
+
+
+def aarch64_runs():
+    """Whether this machine runs AArch64 Linux programs: natively, or
+    through a binfmt_misc entry for them (scripts/qemu-binfmt registers
+    qemu-aarch64; the dynamic linker and libraries come from Debian's
+    cross sysroot through QEMU_LD_PREFIX)."""
+    if os.uname().machine == "aarch64":
+        return True
+    magic = "7f454c460201010000000000000000000200b700"
+    top = "/proc/sys/fs/binfmt_misc"
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return False
+    for name in names:
+        try:
+            with open(os.path.join(top, name)) as f:
+                text = f.read()
+        except OSError:
+            continue
+        if text.startswith("enabled") and f"magic {magic}" in text:
+            return True
+    return False
+
+
+target = ""
+if aarch64:
+    # The AArch64 port (docs/porting.md): the drivers build for it with
+    # the cross-built runtime; no preemption by signal there yet, no gdb
+    # or valgrind for its programs, no x86 vector units.
+    config.name += "-aarch64"
+    target = " --target=aarch64-linux-gnu"
+    config.available_features.add("aarch64")
+    config.available_features.add("own-prologue")
+    config.cs_lib = config.cs_aarch64_lib
+    if not (os.path.exists(os.path.join(config.cs_lib, "libcopystack.a"))
+            and aarch64_runs()):
+        config.unsupported = True
+    config.environment["QEMU_LD_PREFIX"] = "/usr/aarch64-linux-gnu"
+    if os.uname().machine != "aarch64":
+        config.available_features.add("qemu")
+else:
+    config.available_features.add("x86_64")
 if config.cs_cpu == "llvm":
     config.name += "-llvm"
     prologue = " --copystack-prologue=llvm"
     config.available_features.add("llvm-prologue")
 else:
     config.available_features.add("own-prologue")
-if config.cs_cpu not in ("auto", "llvm"):
+if config.cs_cpu not in ("auto", "llvm", "aarch64"):
     config.name += "-" + config.cs_cpu
     with open("/proc/cpuinfo") as f:
         flags = next((line.split(":", 1)[1].split() for line in f
@@ -82,12 +129,15 @@ if config.cs_cpu not in ("auto", "llvm"):
 # CI (scripts/test) runs every test at -O0 and -O2 in normal, verify and
 # stress mode; at -O2 under UBSan and under TSan, with the CPU-selected
 # code held to AVX2 and to the baseline, and with LLVM's prologue in
-# stress mode (every check moves the stack, verify mode watching).
-# COPYSTACK_E2E_FULL=1 adds the variants below: -O0 under UBSan, LLVM's
-# prologue at -O0 in stress mode and at -O2 in normal mode.
+# stress mode (every check moves the stack, verify mode watching); and the
+# AArch64 port's programs under qemu at -O2 in normal mode and at -O0 in
+# stress mode. COPYSTACK_E2E_FULL=1 adds the variants below: -O0 under
+# UBSan, LLVM's prologue at -O0 in stress mode and at -O2 in normal mode,
+# AArch64 at -O0 in normal mode and at -O2 in stress mode.
 full = os.environ.get("COPYSTACK_E2E_FULL", "0") == "1"
 full_only = {("O0", "ubsan", "auto"), ("O0", "stress", "llvm"),
-             ("O2", "normal", "llvm")}
+             ("O2", "normal", "llvm"), ("O0", "normal", "aarch64"),
+             ("O2", "stress", "aarch64")}
 if (config.cs_opt, config.cs_mode, config.cs_cpu) in full_only and not full:
     config.unsupported = True
 config.test_format = lit.formats.ShTest(True)
@@ -125,6 +175,29 @@ def cpu_held_share(cpu):
 
 if config.cs_cpu in ("avx2", "baseline") and not full:
     config.excludes += cpu_held_share(config.cs_cpu)
+
+
+def aarch64_left_out():
+    """The programs the AArch64 port does not run yet: all but those
+    Inputs/aarch64-tests.txt lists (a name a line, # comments), the
+    programs it was brought up on and passes; in the stress variants, all
+    but those marked "stress" there. docs/porting.md says what the others
+    need."""
+    listed = set()
+    with open(os.path.join(config.test_source_root, "Inputs",
+                           "aarch64-tests.txt")) as f:
+        for line in f:
+            words = line.split("#", 1)[0].split()
+            if words and (config.cs_mode != "stress" or "stress" in words[1:]):
+                listed.add(words[0])
+    return [name for name in os.listdir(config.test_source_root)
+            if name.endswith((".c", ".cpp")) and name not in listed]
+
+
+# COPYSTACK_E2E_AARCH64_ALL=1 runs every program there (bringing the port
+# further: which fail, and why).
+if aarch64 and os.environ.get("COPYSTACK_E2E_AARCH64_ALL", "0") != "1":
+    config.excludes += aarch64_left_out()
 
 san_flags = {"ubsan": " -fsanitize=undefined -fno-sanitize-recover=all",
              "tsan": " -fsanitize=thread"}.get(config.cs_mode, "")
@@ -188,7 +261,7 @@ if "COPYSTACK_TEST_CACHE" in os.environ:
 # The drivers, through the compile cache: the variants at one -O level
 # share what they build (Inputs/compile_cache.py). The sanitizer variants
 # build with flags of their own, which no other variant shares.
-opt = f"-{config.cs_opt} -g"
+opt = f"-{config.cs_opt} -g{target}"
 cache = ""
 if not san_flags and not config.unsupported:
     cache = (f"python3 {config.test_source_root}/Inputs/compile_cache.py "
@@ -244,13 +317,14 @@ config.available_features.add(config.cs_mode)
 with open("/proc/cpuinfo") as f:
     for flag in next((line.split(":", 1)[1].split() for line in f
                       if line.startswith("flags")), []):
-        if flag in ("avx2", "avx512f"):
+        if flag in ("avx2", "avx512f") and not aarch64:
             config.available_features.add("cpu-" + flag)
 import shutil
-if shutil.which("gdb"):
+if shutil.which("gdb") and not aarch64:
     config.available_features.add("gdb")
 # valgrind and its tools (valgrind_runs.c; scripts/setup installs them).
-if shutil.which("valgrind") and shutil.which("callgrind_annotate"):
+if shutil.which("valgrind") and shutil.which("callgrind_annotate") and \
+        not aarch64:
     config.available_features.add("valgrind")
 # Go's pprof reads the profiles back (profile_pprof.c; scripts/setup
 # installs golang-1.19).

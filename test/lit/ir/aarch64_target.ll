@@ -9,7 +9,8 @@
 ; call the backend may make (frem: fmod) and a leaf with big locals get it
 ; too; a leaf with neither gets none. No "probe-stack", no "split-stack".
 ; RUN: not %opt -passes=copystack %s -disable-output 2>&1 | FileCheck %s --check-prefix=REFUSED
-; RUN: %opt -passes=copystack -copystack-experimental-aarch64 -S %s | FileCheck %s
+; RUN: %opt -passes=copystack -copystack-experimental-aarch64 -S %s 2>%t.err | FileCheck %s
+; RUN: FileCheck %s --check-prefix=WARN < %t.err
 ; RUN: %opt -passes=copystack -copystack-experimental-aarch64 %s | %llc -O2 -o - | FileCheck %s --check-prefix=ASM
 ; The loop polls (-copystack-loop-polls=1): in a leaf, the poll and the
 ; stub's call in one asm; after a call, the compare and a branch to it.
@@ -81,12 +82,27 @@ define i32 @leaf(i32 %a) {
 ; CHECK-LABEL: define i32 @bigleaf(
 ; CHECK: call void asm sideeffect "mrs x16
 ; ASM-LABEL: bigleaf:
-; ASM: sub sp, sp, #4000
+; ASM: sub sp, sp, #2000
 ; ASM-NOT: ret
 ; ASM: mrs x16, TPIDR_EL0
 ; ASM-NEXT: ldr x16, [x16, #8]
 ; ASM-NEXT: cmp sp, x16
 define i32 @bigleaf(i32 %i) {
+  %buf = alloca [500 x i32], align 4
+  %p = getelementptr i32, ptr %buf, i32 %i
+  store volatile i32 1, ptr %p
+  %v = load volatile i32, ptr %buf
+  ret i32 %v
+}
+
+; Locals over kUncheckedFrameLocals (3072 bytes, Policy.h): what the
+; backend stores before a check after the frame could land past the page
+; below the stack, so the function runs on the thread's stack, said.
+; WARN: copystack: 'hugeleaf' runs on the thread's own stack, not a copyable one: its locals (4000 bytes) are more than a check after the frame covers
+; CHECK-LABEL: define i32 @hugeleaf(
+; CHECK-NOT: asm sideeffect
+; CHECK: ret i32
+define i32 @hugeleaf(i32 %i) {
   %buf = alloca [1000 x i32], align 4
   %p = getelementptr i32, ptr %buf, i32 %i
   store volatile i32 1, ptr %p

@@ -2,6 +2,8 @@
 // of the register block __morestack saved (morestack.S) and of a suspended
 // task's switch frame (switch.S); x86_64/frames.cc is the model.
 #include "core/copy.h"
+#include "platform/constants.h"
+#include "platform/demangle.h"
 #include "platform/fatal.h"
 
 #include <cstdlib>
@@ -59,6 +61,19 @@ Placed place_block(MoreStackBlock *b, const Stack &old) {
     fatal("__morestack: the asking function's sp %#lx is not below its "
           "stack's top %#lx",
           (unsigned long)b->sp, (unsigned long)old.hi);
+  // The code before the check (callee-saved stores, spills) writes to the
+  // frame's bottom as well: below the stack's guard page it would have
+  // written to memory not the task's. The pass keeps functions whose
+  // locals do not fit the guard band on the thread's stack (Policy.h,
+  // kUncheckedFrameLocals); a frame this big anyway is a fatal error, not
+  // a guess (docs/porting.md).
+  if (b->sp + kPage < old.lo)
+    fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte "
+          "stack of its task at its check, past the page below the stack: "
+          "the check after the frame cannot cover a frame this big yet "
+          "(docs/porting.md)",
+          Demangled(symbol_name(b->ret)).str(),
+          (unsigned long)(old.lo - b->sp), (unsigned long)old.size());
   const size_t used = old.hi - at;
   auto *buf = static_cast<uint8_t *>(malloc(used));
   if (!buf)

@@ -32,6 +32,13 @@ static inline unsigned long cs_growths(void) {
  * optimizer cannot shrink it to the elements the test touches. */
 #define CS_KEEP(buf) __asm__ volatile("" : : "r"(buf) : "memory")
 
+/* One step of a spinning wait, on either architecture. */
+#if defined(__aarch64__)
+#define CS_PAUSE() __asm__ volatile("yield" ::: "memory")
+#else
+#define CS_PAUSE() __builtin_ia32_pause()
+#endif
+
 /* Grows the stack of the calling task by recursing depth frames of about
  * 160 bytes each; returns something the optimizer cannot drop. */
 __attribute__((noinline)) static int cs_burn(int depth) {
