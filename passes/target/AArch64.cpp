@@ -2,7 +2,8 @@
 //
 // The port in progress (docs/porting.md): what the pass emits for AArch64
 // Linux, checked by the IR tests (test/lit/ir/aarch64_target.ll) through
-// llc; the runtime's side (__morestack, the stubs) does not exist yet.
+// llc and by the e2e suite's aarch64 variants under qemu; the runtime's
+// side is runtime/src/arch/aarch64/ (morestack.S, switch.S).
 //
 //===----------------------------------------------------------------------===//
 #include "target/AArch64.h"

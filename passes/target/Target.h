@@ -79,9 +79,10 @@ public:
   virtual bool probesLargeFrames() const = 0;
 };
 
-/// Whether the pass accepts AArch64 Linux modules
-/// (-copystack-experimental-aarch64): its AArch64 target only, for the IR
-/// tests of the port; the runtime does not exist there (docs/porting.md).
+/// Whether the pass and the clang plugin accept AArch64 Linux modules
+/// (-copystack-experimental-aarch64, which the drivers pass with
+/// --target=aarch64-linux-gnu): the port in progress, whose runtime is
+/// runtime/src/arch/aarch64/ (docs/porting.md).
 bool experimentalAArch64();
 
 } // namespace copystack
