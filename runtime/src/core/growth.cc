@@ -103,11 +103,6 @@ enum class Check {
   kProbe, // __copystack_stack_probe: %rax the frame about to be taken
 };
 
-// Bytes a yield at a check needs below the block besides the wide vector
-// registers (frames.h, yield_wide_bytes): __copystack_preempt's registers
-// and the switch frame of the park.
-constexpr size_t kYieldRoom = 256;
-
 uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
                uint8_t *wide) {
   // On the thread's stack, in the task's name (platform/sanitizers.h).
@@ -177,8 +172,7 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
   // the block (a probe's is taken by the check after the prologue).
   const bool fits = fits_with(room) &&
                     !(yield && check != Check::kProbe &&
-                      yield_wide_bytes() &&
-                      block - old.lo < kYieldRoom + yield_wide_bytes());
+                      block - old.lo < yield_room_bytes());
 
   if (cfg.verify && check != Check::kProbe &&
       !(asker.fn->map->flags & COPYSTACK_MAPF_ARGS_CONSERVATIVE) &&

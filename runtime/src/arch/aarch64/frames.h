@@ -98,6 +98,12 @@ inline bool is_check_return(uintptr_t pc) {
 // (q8-q31 whole), which a yield at a check puts below it (morestack.S).
 inline size_t yield_wide_bytes() { return MS_WIDE_BYTES; }
 
+// The bytes a yield at a check needs below the block (growth.cc): q8-q31,
+// then __copystack_preempt's 160-byte frame and the park's 176-byte switch
+// frame (switch.S: 336 bytes, where x86-64 takes under 200), with slack
+// for a 16-byte aligned frame more.
+inline size_t yield_room_bytes() { return yield_wide_bytes() + 352; }
+
 // A suspended task's pc, frame pointer, and what task.cc's first switch
 // frame carries: the entry function (x20) and its first argument (x21).
 inline uintptr_t switch_pc(const SwitchFrame *f) { return f->ret; }

@@ -123,7 +123,7 @@ __copystack_morestack:
 	tbz	x0, #0, 1f
 	/* Parked, the task leaves the thread to others: the wide registers
 	 * wait below the block, on a stack that does not move while its task
-	 * is preempted (growth.cc made room: kYieldRoom). */
+	 * is preempted (growth.cc made room: yield_room_bytes). */
 	sub	sp, sp, #MS_WIDE_BYTES
 	.cfi_adjust_cfa_offset MS_WIDE_BYTES
 	WIDE	stp, sp

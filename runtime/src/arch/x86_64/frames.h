@@ -114,6 +114,11 @@ inline bool is_check_return(uintptr_t pc) {
 // zmm0-7 (__copystack_vector_width, platform/cpu.h), none without AVX.
 inline size_t yield_wide_bytes() { return __copystack_vector_width ? 512 : 0; }
 
+// The bytes a yield at a check needs below the block (growth.cc): the wide
+// registers, __copystack_preempt's registers and the switch frame of the
+// park (under 200 bytes, switch.S), its return address, and some slack.
+inline size_t yield_room_bytes() { return yield_wide_bytes() + 256; }
+
 // A suspended task's pc, frame pointer, and what task.cc's first switch
 // frame carries: the entry function and its first argument.
 inline uintptr_t switch_pc(const SwitchFrame *f) { return f->ret; }

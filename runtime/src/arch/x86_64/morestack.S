@@ -355,7 +355,7 @@ __copystack_morestack:
 	/* Parked, the task leaves the thread to others, whose code changes
 	 * every vector register: the wide ones go below the block, on a stack
 	 * that does not move while its task is preempted, and which
-	 * __copystack_grow made room on (growth.cc, kYieldRoom). */
+	 * __copystack_grow made room on (growth.cc, yield_room_bytes). */
 	subq	$VEC_ARGS_BYTES, %rsp
 	.cfi_adjust_cfa_offset VEC_ARGS_BYTES
 	SAVE_WIDE 0
