@@ -6,6 +6,7 @@
 
 #include "copystack/abi.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/Constants.h"
@@ -203,16 +204,85 @@ static bool makesCallOfItsOwn(const Function &F) {
   return false;
 }
 
+namespace {
+// A scalar an argument holds, carried through the check after the frame:
+// the argument, where in it (no indices: the argument itself), its type
+// and its register class.
+struct Carried {
+  Argument *Arg;
+  SmallVector<unsigned, 2> Path;
+  int Piece; // of an integer wider than 64 bits: bits 64 * Piece and up
+  Type *Ty;
+  const char *Class;
+};
+} // namespace
+
+// The scalars of an argument of type Ty at Path that the target carries,
+// aggregates element by element, up to its limit per register class.
+// Whole stays true while every scalar of A so far is carried.
+static void collectCarried(const Target &T, Argument &A, Type *Ty,
+                           SmallVectorImpl<unsigned> &Path,
+                           SmallVectorImpl<Carried> &Out, unsigned &Gpr,
+                           unsigned &Vec, bool &Whole) {
+  if (auto *AT = dyn_cast<ArrayType>(Ty)) {
+    for (unsigned I = 0, N = AT->getNumElements(); I < N; ++I) {
+      Path.push_back(I);
+      collectCarried(T, A, AT->getElementType(), Path, Out, Gpr, Vec,
+                     Whole);
+      Path.pop_back();
+    }
+    return;
+  }
+  if (auto *ST = dyn_cast<StructType>(Ty)) {
+    for (unsigned I = 0, N = ST->getNumElements(); I < N; ++I) {
+      Path.push_back(I);
+      collectCarried(T, A, ST->getElementType(I), Path, Out, Gpr, Vec,
+                     Whole);
+      Path.pop_back();
+    }
+    return;
+  }
+  // An i128 (AAPCS64: two general registers) goes as 64-bit pieces.
+  Type *I64 = Type::getInt64Ty(Ty->getContext());
+  unsigned Bits = Ty->isIntegerTy() ? Ty->getIntegerBitWidth() : 0;
+  bool Split = Bits > 64 && Bits % 64 == 0 && T.checkCarries(I64);
+  for (int Piece = 0; Piece < (Split ? int(Bits / 64) : 1); ++Piece) {
+    Type *PieceTy = Split ? I64 : Ty;
+    const char *Class = T.checkCarries(PieceTy);
+    unsigned &N = Class && Class[0] == 'r' ? Gpr : Vec;
+    if (!Class || N >= T.checkCarriesAtMost()) {
+      Whole = false;
+      return;
+    }
+    ++N;
+    Out.push_back({&A, SmallVector<unsigned, 2>(Path.begin(), Path.end()),
+                   Split ? Piece : -1, PieceTy, Class});
+  }
+}
+
 // The own prologue's check (copystack/abi.h, COPYSTACK_OWN_CHECK): one asm
 // at the start of the entry block, the compare, its branch and the call of
 // __morestack together, so that LLVM sees no call and may still shrink-wrap
 // the frame past it; the runtime reads from the unwind tables at the call
 // whether the frame was set up before it. The target builds the asm
 // (target/Target.h): the registers it keeps are __morestack's.
+//
+// Where the check runs after the frame is set up (AArch64), nothing may be
+// written to the frame before it but the callee-saved registers at its
+// top: a frame bigger than the room left reaches below the stack there,
+// and the runtime reads that part as never written (place_block). Yet a
+// register allocator spills a value where it is defined, and the
+// arguments are defined at the entry, before the check: -O0's allocator
+// spills every one that lives across a call, to a slot at the frame's
+// bottom. So the arguments pass through the check, as the asm's operands
+// tied to its results, and the function uses the results: defined after
+// the check, they are spilled after it (checkCarries: scalars of up to 64
+// bits in general registers, floating-point and vectors of up to 128 bits
+// in vector registers, aggregates element by element, 20 of each class).
 static void insertOwnCheck(Function &F) {
   LLVMContext &Ctx = F.getContext();
-  InlineAsm *Check = Target::of(*F.getParent())
-                         .ownCheck(F, computeArgLayout(F).StackBytes);
+  const Target &T = Target::of(*F.getParent());
+  InlineAsm *Check = T.ownCheck(F, computeArgLayout(F).StackBytes);
   // The check belongs at its function's entry: inlined (by LTO, after
   // this pass) it would stand in the middle of another function's frame,
   // which the runtime would take for one nothing has been written to.
@@ -223,7 +293,109 @@ static void insertOwnCheck(Function &F) {
   if (DISubprogram *SP = F.getSubprogram())
     B.SetCurrentDebugLocation(
         DILocation::get(Ctx, SP->getScopeLine(), 0, SP));
-  B.CreateCall(Check);
+
+  SmallVector<Carried, 8> Carry;
+  SmallPtrSet<Argument *, 8> Whole; // every scalar of it carried
+  if (!T.probesLargeFrames()) {
+    unsigned Gpr = 0, Vec = 0;
+    for (Argument &A : F.args()) {
+      if (A.use_empty() || A.hasSwiftErrorAttr())
+        continue;
+      SmallVector<unsigned, 2> Path;
+      bool All = true;
+      collectCarried(T, A, A.getType(), Path, Carry, Gpr, Vec, All);
+      if (All)
+        Whole.insert(&A);
+    }
+  }
+  if (Carry.empty()) {
+    B.CreateCall(Check);
+    return;
+  }
+
+  SmallPtrSet<Instruction *, 16> Made;
+  SmallVector<Type *, 8> Tys;
+  SmallVector<Value *, 8> Ins;
+  std::string Outs, Tied;
+  auto Track = [&](Value *V) {
+    if (auto *I = dyn_cast<Instruction>(V))
+      Made.insert(I);
+    return V;
+  };
+  // The scalar at C's place in its argument, as the argument came.
+  auto ScalarOf = [&](const Carried &C) {
+    return C.Path.empty() ? static_cast<Value *>(C.Arg)
+                          : Track(B.CreateExtractValue(C.Arg, C.Path));
+  };
+  for (unsigned I = 0; I < Carry.size(); ++I) {
+    const Carried &C = Carry[I];
+    Value *V = ScalarOf(C);
+    if (C.Piece >= 0)
+      V = Track(B.CreateTrunc(
+          Track(B.CreateLShr(V, uint64_t(64) * C.Piece)), C.Ty));
+    Tys.push_back(C.Ty);
+    Ins.push_back(V);
+    Outs += std::string("=") + C.Class + ",";
+    Tied += std::to_string(I) + ",";
+  }
+  Type *RetTy = Tys.size() == 1 ? Tys[0] : StructType::get(Ctx, Tys);
+  SmallVector<Type *, 8> InTys(Tys.begin(), Tys.end());
+  InlineAsm *Carrying = InlineAsm::get(
+      FunctionType::get(RetTy, InTys, false), Check->getAsmString(),
+      Outs + Tied + Check->getConstraintString(), /*hasSideEffects=*/true);
+  auto *Call = cast<CallInst>(Track(B.CreateCall(Carrying, Ins)));
+
+  // Each argument again, from the check's results: a scalar is its
+  // result; a wide integer, its pieces put together; an aggregate, itself
+  // with its carried elements replaced.
+  MapVector<Argument *, Value *> Again;
+  for (unsigned I = 0; I < Carry.size();) {
+    const Carried &C = Carry[I];
+    auto Result = [&](unsigned K) {
+      return Tys.size() == 1 ? static_cast<Value *>(Call)
+                             : Track(B.CreateExtractValue(Call, K));
+    };
+    Value *R;
+    if (C.Piece < 0) {
+      R = Result(I++);
+    } else {
+      // The pieces carried replace their bits of the scalar as it came
+      // (of nothing, when they are all of it: then the argument as it came
+      // is used no more, and lives across nothing).
+      Type *Wide = C.Path.empty()
+                       ? C.Arg->getType()
+                       : ExtractValueInst::getIndexedType(C.Arg->getType(),
+                                                          C.Path);
+      R = Whole.count(C.Arg) ? ConstantInt::get(Wide, 0) : ScalarOf(C);
+      for (; I < Carry.size() && Carry[I].Arg == C.Arg &&
+             Carry[I].Path == C.Path && Carry[I].Piece >= 0;
+           ++I) {
+        uint64_t Shift = uint64_t(64) * Carry[I].Piece;
+        APInt Keep = ~APInt::getBitsSet(Wide->getIntegerBitWidth(), Shift,
+                                        Shift + 64);
+        Value *Piece =
+            Track(B.CreateShl(Track(B.CreateZExt(Result(I), Wide)), Shift));
+        if (!Whole.count(C.Arg))
+          R = Track(B.CreateAnd(R, ConstantInt::get(Wide, Keep)));
+        R = Track(B.CreateOr(R, Piece));
+      }
+    }
+    if (C.Path.empty()) {
+      Again[C.Arg] = R;
+      continue;
+    }
+    Value *&Agg = Again[C.Arg];
+    if (!Agg)
+      Agg = Whole.count(C.Arg) ? static_cast<Value *>(PoisonValue::get(
+                                     C.Arg->getType()))
+                               : C.Arg;
+    Agg = Track(B.CreateInsertValue(Agg, R, C.Path));
+  }
+  for (auto &[A, V] : Again)
+    A->replaceUsesWithIf(V, [&](Use &U) {
+      auto *I = dyn_cast<Instruction>(U.getUser());
+      return !I || !Made.count(I);
+    });
 }
 
 // Whether F's static locals, or any dynamic one, may take more than Bytes.

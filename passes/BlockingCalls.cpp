@@ -1,5 +1,6 @@
 //===- BlockingCalls.cpp - blocking C library calls park the task ---------===//
 #include "BlockingCalls.h"
+#include "target/Target.h"
 #include "Names.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -37,15 +38,15 @@ const BlockingCall *blockingCall(const Function &F) {
   return nullptr;
 }
 
-/// syscall(SYS_futex, ...) (x86-64's number): what libstdc++'s atomic
-/// waits, semaphores, latches and barriers make, inline in the program.
-constexpr uint64_t SysFutex = 202;
-
+/// syscall(SYS_futex, ...), with the target's number (target/Target.h):
+/// what libstdc++'s atomic waits, semaphores, latches and barriers make,
+/// inline in the program.
 bool isFutexSyscall(const CallBase &CB, const Function &Callee) {
   return Callee.getName() == "syscall" && Callee.isDeclaration() &&
          Callee.isVarArg() && CB.arg_size() >= 3 &&
          isa<ConstantInt>(CB.getArgOperand(0)) &&
-         cast<ConstantInt>(CB.getArgOperand(0))->getZExtValue() == SysFutex;
+         cast<ConstantInt>(CB.getArgOperand(0))->getZExtValue() ==
+             Target::of(*CB.getModule()).futexSyscall();
 }
 
 /// The runtime's futex wrapper (io_calls.c): long(uint32_t *uaddr, int op,

@@ -67,6 +67,27 @@ InlineAsm *AArch64Target::ownCheck(Function &F, uint64_t StackArgBytes) const {
                "~{x16},~{x17},~{lr},~{cc}");
 }
 
+// General registers for integers and pointers of up to 64 bits, vector
+// registers for floating-point and vector values of up to 128 bits: what
+// AAPCS64 passes in x0-x7 and v0-v7 (an i128 or an aggregate goes element
+// by element, Attributes.cpp). 20 of each at most: with x16, x17 and x30
+// clobbered, and x29 the frame pointer, 27 general registers remain.
+const char *AArch64Target::checkCarries(Type *T) const {
+  if (T->isPointerTy() || (T->isIntegerTy() && T->getIntegerBitWidth() <= 64))
+    return "r";
+  if (T->isHalfTy() || T->isBFloatTy() || T->isFloatTy() || T->isDoubleTy() ||
+      T->isFP128Ty())
+    return "w";
+  if (auto *VT = dyn_cast<FixedVectorType>(T)) {
+    uint64_t Bits = VT->getPrimitiveSizeInBits().getFixedValue();
+    if ((Bits == 64 || Bits == 128) &&
+        (VT->getElementType()->isIntegerTy() ||
+         VT->getElementType()->isFloatingPointTy()))
+      return "w";
+  }
+  return nullptr;
+}
+
 // sp - ROOM >= limit, unsigned, as on x86-64 (LibcInPlace.cpp); the
 // runtime's no-room entry keeps every register but x16, x17 and x30.
 InlineAsm *AArch64Target::inPlaceRoomTest(LLVMContext &C) const {

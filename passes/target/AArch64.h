@@ -28,6 +28,9 @@ public:
   }
   bool hasLlvmSplitStack() const override { return false; }
   bool probesLargeFrames() const override { return false; }
+  const char *checkCarries(llvm::Type *T) const override;
+  unsigned checkCarriesAtMost() const override { return 20; }
+  uint64_t futexSyscall() const override { return 98; } // asm-generic
 };
 
 } // namespace copystack

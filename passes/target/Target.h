@@ -77,6 +77,20 @@ public:
   /// a leaf whose locals may not fit the guard band's budget gets it too,
   /// and no check is left out for its callees' (placeOwnChecks).
   virtual bool probesLargeFrames() const = 0;
+
+  /// Where the own check runs after the frame is set up: the asm
+  /// constraint of the register class an argument value of type T passes
+  /// through the check in, or null when the target's check carries no
+  /// value of that type (insertOwnCheck, Attributes.cpp).
+  virtual const char *checkCarries(llvm::Type *T) const { return nullptr; }
+
+  /// How many values of one register class the check carries at most: the
+  /// others stay where the backend puts them.
+  virtual unsigned checkCarriesAtMost() const { return 0; }
+
+  /// The Linux system call number of futex(2), which syscall() calls
+  /// inline in the program are redirected by (BlockingCalls.cpp).
+  virtual uint64_t futexSyscall() const = 0;
 };
 
 /// Whether the pass and the clang plugin accept AArch64 Linux modules

@@ -24,6 +24,7 @@ public:
   }
   bool hasLlvmSplitStack() const override { return true; }
   bool probesLargeFrames() const override { return true; }
+  uint64_t futexSyscall() const override { return 202; }
 };
 
 } // namespace copystack

@@ -94,8 +94,15 @@ Copy copy_stack(Task *t, size_t new_size, uintptr_t block, Block kind,
   // word it rewrites (core/stack_alloc.h).
   const Stack fresh = allocate_stack(new_size, old.hi);
   c.used = old.hi - block;
+  // A growth whose asker's frame reaches below the stack (AArch64's check
+  // after the frame, arch/aarch64/frames.cc place_block): the words moved
+  // from there are the stack's too, and so is any address of them (a
+  // register may hold one the asker computed before its check).
+  Stack from = old;
+  if (block < from.lo)
+    from.lo = block;
   c.block =
-      move_frames(t, old, src ? src : block, c.used, fresh, kind, asker);
+      move_frames(t, from, src ? src : block, c.used, fresh, kind, asker);
   release_stack(old, to_pool);
   c.ns = now_ns() - t0;
   stats().copy_ns += c.ns;

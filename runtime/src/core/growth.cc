@@ -212,11 +212,14 @@ uintptr_t grow(MoreStackBlock *b, uintptr_t limit, Check check,
                             /*to_pool=*/false, placed.src);
   free_placed(placed);
   const Stack fresh = task->stack;
+  Stack from = old; // and the asker's frame below it, as copy_stack
+  if (block < from.lo)
+    from.lo = block;
   relocate_wide(wide,
                 asker.args_unknown ||
                     (asker.fn->map->flags & (COPYSTACK_MAPF_VECTOR_ARGS |
                                              COPYSTACK_MAPF_ARGS_CONSERVATIVE)),
-                old, fresh);
+                from, fresh);
   if (cfg.verify) // below the block is poison already; the asker writes on
     scrub(task, c.block, frame);
   th.task_lo = fresh.lo;

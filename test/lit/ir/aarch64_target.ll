@@ -24,7 +24,7 @@ declare void @g(ptr)
 declare i64 @strcspn(ptr, ptr)
 
 ; CHECK-LABEL: define void @calls(
-; CHECK-NEXT: call void asm sideeffect "mrs x16, tpidr_el0\0A\09ldr x16, [x16, #8]\0A\09cmp sp, x16\0A\09b.hi 1f\0A\09bl __morestack\0A\09udf #0\0A1:", "~{x16},~{x17},~{lr},~{cc}"()
+; CHECK-NEXT: call i32 asm sideeffect "mrs x16, tpidr_el0\0A\09ldr x16, [x16, #8]\0A\09cmp sp, x16\0A\09b.hi 1f\0A\09bl __morestack\0A\09udf #0\0A1:", "=r,0,~{x16},~{x17},~{lr},~{cc}"(i32 %n)
 ; ASM-LABEL: calls:
 ; ASM-NEXT: .cfi_startproc
 ; ASM-NEXT: // %bb.0:
@@ -37,7 +37,7 @@ declare i64 @strcspn(ptr, ptr)
 ; ASM-NEXT: bl __morestack
 ; ASM-NEXT: udf #0
 ; ASM: //NO_APP
-; ASM-NEXT: tbnz w0, #31
+; ASM-NEXT: tbnz w{{[0-9]+}}, #31
 define void @calls(i32 %n) {
   %neg = icmp slt i32 %n, 0
   br i1 %neg, label %out, label %work
@@ -57,8 +57,9 @@ define void @stack_args(i64 %a, i64 %b, i64 %c, i64 %d, i64 %e, i64 %f, i64 %g7,
   ret void
 }
 
+; Its arguments pass through the check (aarch64_check_carries_arguments.ll).
 ; CHECK-LABEL: define double @maybe(
-; CHECK-NEXT: call void asm sideeffect "mrs x16
+; CHECK-NEXT: call { double, double } asm sideeffect "mrs x16{{.*}}", "=w,=w,0,1,~{x16},~{x17},~{lr},~{cc}"(double %a, double %b)
 ; ASM-LABEL: maybe:
 ; ASM: str x30, [sp, #-16]!
 ; ASM: bl __morestack
@@ -80,7 +81,7 @@ define i32 @leaf(i32 %a) {
 }
 
 ; CHECK-LABEL: define i32 @bigleaf(
-; CHECK: call void asm sideeffect "mrs x16
+; CHECK: call i32 asm sideeffect "mrs x16
 ; ASM-LABEL: bigleaf:
 ; ASM: sub sp, sp, #2000
 ; ASM-NOT: ret

@@ -74,15 +74,20 @@ Placed place_block(MoreStackBlock *b, const Stack &old) {
           "(docs/porting.md)",
           Demangled(symbol_name(b->ret)).str(),
           (unsigned long)(old.lo - b->sp), (unsigned long)old.size());
+  // The buffer holds [at, old.hi) at offsets from at: the block, then the
+  // frame's part below the stack as zeros (none when the sp is on the stack
+  // and only the block would reach below it), then the stack from the
+  // higher of the sp and the stack's bottom.
   const size_t used = old.hi - at;
   auto *buf = static_cast<uint8_t *>(malloc(used));
   if (!buf)
     fatal("out of memory growing a stack (%zu bytes of frames)", used);
   memcpy(buf, b, sizeof(MoreStackBlock));
-  const size_t below = old.lo - b->sp; // the frame's part below the stack
+  const uintptr_t from = b->sp < old.lo ? old.lo : b->sp;
+  const size_t below = from - b->sp;
   memset(buf + sizeof(MoreStackBlock), 0, below);
   memcpy(buf + sizeof(MoreStackBlock) + below,
-         reinterpret_cast<const void *>(old.lo), old.size());
+         reinterpret_cast<const void *>(from), old.hi - from);
   // The copy reads the block and the frames through the buffer (copy.cc
   // move_frames); the walk then starts at the block's new place.
   return {reinterpret_cast<MoreStackBlock *>(buf), at,
