@@ -24,8 +24,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
+#include "signal_frame.h" // the architecture's (runtime/src/arch/)
 
 extern "C" {
 void __copystack_signal_preempt(); // switch.S
@@ -37,19 +36,6 @@ namespace copystack_rt {
 namespace {
 
 constexpr int kSignal = SIGURG;
-// What the stop takes of the task stack below the interrupted %rsp: the
-// red zone, then __copystack_signal_preempt's 144 bytes (switch.S).
-constexpr uintptr_t kRedZone = 128;
-constexpr uintptr_t kStopBytes = kRedZone + 144;
-// The kernel's struct ucontext on x86-64: flags, link, stack (24 bytes),
-// the sigcontext (256, its fpstate pointer at 184), the signal mask (8).
-constexpr size_t kUcBytes = 304;
-constexpr size_t kUcFpregs = 40 + 184;
-// The legacy FXSAVE area's software words (the kernel's
-// _fpx_sw_bytes, at 464): magic1, the extended size.
-constexpr size_t kSwBytes = 464;
-constexpr uint32_t kXstateMagic1 = 0x46505853;
-constexpr size_t kFxsaveBytes = 512;
 // Retries after the task was found in the C library in place.
 constexpr long kRetryNs = 20 * 1000;
 constexpr int kRetries = 50;
@@ -57,21 +43,17 @@ constexpr int kRetries = 50;
 // Tells the runtime's signal from a program's SIGURG.
 char g_magic;
 std::atomic<bool> g_on{false};
-size_t g_fp_capacity = 0; // bytes of XSAVE area a buffer holds
 
 } // namespace
 
-// One stopped context: the kernel's ucontext and XSAVE area as the signal
-// frame had them (the area 64-byte aligned, as XRSTOR needs).
+// One stopped context: the interrupted registers as the signal frame had
+// them (arch signal_frame.h).
 struct SignalContext {
   SignalContext *next;
   Task *task; // the task stopped, once it has parked
   uint64_t pin_arg;
   void *once[2]; // preempt.cc save_once_tls
-  // rt_sigreturn reads the frame from %rsp - 8: its return-address word.
-  alignas(64) unsigned char pretcode[8];
-  unsigned char uc[kUcBytes];
-  alignas(64) unsigned char fp[1];
+  alignas(64) sigframe::Saved saved; // its size: sigframe::saved_bytes()
 };
 
 namespace {
@@ -80,7 +62,7 @@ using Context = SignalContext;
 using Buffers = SignalBuffers;
 
 size_t context_bytes() {
-  size_t n = offsetof(Context, fp) + g_fp_capacity;
+  size_t n = offsetof(Context, saved) + sigframe::saved_bytes();
   return (n + kPage - 1) & ~(kPage - 1);
 }
 
@@ -139,46 +121,24 @@ Stop stop(Thread &th, void *uctx) {
   if (!th.task || th.park_fn) // no task, or it holds a lock until it parks
     return kNotNow;
   auto *uc = static_cast<ucontext_t *>(uctx);
-  greg_t *g = uc->uc_mcontext.gregs;
   const uintptr_t sp = context_sp(uc);
   const uintptr_t pc = context_pc(uc);
-  if (sp <= th.task_lo || sp > th.task_hi || sp - th.task_lo < kStopBytes + 16)
+  if (sp <= th.task_lo || sp > th.task_hi ||
+      sp - th.task_lo < sigframe::kStopBytes + 16)
     return kNotNow;
   Buffers *b = buffers(th);
   if (!b || !b->ready || b->taken)
     return kNotNow;
   if (!instrumented_pc(pc))
     return kRetrySoon; // the C library in place, or the runtime's code
-  const auto *fp = reinterpret_cast<const unsigned char *>(
-      uc->uc_mcontext.fpregs);
-  if (!fp)
-    return kNotNow;
-  size_t fp_bytes = kFxsaveBytes;
-  uint32_t sw[2];
-  memcpy(sw, fp + kSwBytes, sizeof sw);
-  if (sw[0] == kXstateMagic1)
-    fp_bytes = sw[1];
-  if (fp_bytes < kFxsaveBytes || fp_bytes > g_fp_capacity)
-    return kNotNow;
   Context *c = b->ready;
-  memcpy(c->uc, uctx, kUcBytes);
-  memcpy(c->fp, fp, fp_bytes);
-  // The stub and what runs after it get an empty x87 register stack (the
-  // frame's status word: its TOP and flags; the abridged tag word).
-  auto *live = const_cast<unsigned char *>(fp);
-  memset(live + 2, 0, 2);
-  live[4] = 0;
+  if (!sigframe::save(&c->saved, uctx))
+    return kNotNow;
   c->pin_arg = th.pin_arg;
   b->ready = nullptr;
   b->taken = c;
-  // Return into the stub as if the interrupted instruction had called it,
-  // below the red zone; the scheduler's code runs with the direction and
-  // alignment-check flags clear whatever the interrupted code had.
-  uintptr_t at = sp - kRedZone - 8;
-  *reinterpret_cast<uintptr_t *>(at) = pc;
-  g[REG_RSP] = static_cast<greg_t>(at);
-  g[REG_RIP] = reinterpret_cast<greg_t>(&__copystack_signal_preempt);
-  g[REG_EFL] &= ~greg_t(0x40400); // AC, DF
+  sigframe::redirect(uctx,
+                     reinterpret_cast<uintptr_t>(&__copystack_signal_preempt));
   return kStopped;
 }
 
@@ -214,12 +174,7 @@ bool start() {
   if (!config().preempt || !config().preempt_signal || san::tsan() ||
       vg::running())
     return false;
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  size_t xsave = kFxsaveBytes;
-  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_OSXSAVE) &&
-      __get_cpuid_count(0xd, 0, &eax, &ebx, &ecx, &edx))
-    xsave = ebx > ecx ? ebx : ecx;
-  g_fp_capacity = xsave + 64; // the kernel's trailing magic, and slack
+  sigframe::init();
   reserve_signal(kSignal, on_signal);
   return true;
 }
@@ -320,51 +275,12 @@ __copystack_signal_restore() {
   Buffers &b = *buffers(th);
   Context *c = stopped_context(b, th.task, true);
   th.pin_arg = c->pin_arg;
-  unsigned char *fp = c->fp;
-  memcpy(c->uc + kUcFpregs, &fp, sizeof fp);
   // Back among the spares before the kernel reads it: only the scheduler
   // on this thread (__copystack_signal_then) takes a spare, and it cannot
   // run before the task does.
   c->next = b.spare;
   b.spare = c;
-  __asm__ volatile("movq %0, %%rsp\n\t"
-                   "movl $15, %%eax\n\t" // rt_sigreturn
-                   "syscall\n\t"
-                   "ud2"
-                   :
-                   : "r"(c->uc)
-                   : "memory");
-  __builtin_unreachable();
+  sigframe::resume(&c->saved);
 }
 
 } // extern "C"
-
-#else
-
-// Not ported yet to this architecture (docs/porting.md): the stop needs
-// the interrupted context's layout and the return through rt_sigreturn.
-// Preemption by signal stays off; checks and polls preempt.
-namespace copystack_rt {
-
-bool preempt_signal_start() { return false; }
-void preempt_signal_prepare_thread() {}
-void preempt_signal_resuming(Task *) {}
-void preempt_signal_send(Thread *, uint64_t) {}
-
-} // namespace copystack_rt
-
-extern "C" {
-
-void __copystack_signal_then(void *) {
-  copystack_rt::fatal("preemption by signal is not supported on this "
-                      "architecture yet, and was never started");
-}
-
-__attribute__((noreturn)) void __copystack_signal_unported() {
-  copystack_rt::fatal("preemption by signal is not supported on this "
-                      "architecture yet, and was never started");
-}
-
-} // extern "C"
-
-#endif

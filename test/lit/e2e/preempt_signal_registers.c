@@ -11,7 +11,8 @@
 // foreign code (libm) for most of their time, and are stopped as those
 // calls return (switch.S): their results, in %xmm0 and on the x87 stack
 // (cbrtl's long double, where the task cannot stop and yields at its next
-// check instead), must come back whole.
+// check instead), must come back whole. On AArch64 the vector loop keeps
+// eight 128-bit registers live (both halves), and long double is fp128.
 // UNSUPPORTED: tsan
 // RUN: %cc --copystack-preempt=signal %s -o %t -lm
 // RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
@@ -52,6 +53,7 @@ __attribute__((noinline)) static uint64_t scalar(uint64_t n) {
          (uint64_t)(y * 1e9) ^ (uint64_t)(z * 1e3) ^ (uint64_t)(w * 1e3);
 }
 
+#if defined(__x86_64__)
 typedef double v4d __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
 
@@ -83,6 +85,34 @@ avx512(uint64_t n) {
     t = t * 10 + s[j];
   return (uint64_t)(t * 1e3);
 }
+#define HAVE_WIDE_1 __builtin_cpu_supports("avx2")
+#define HAVE_WIDE_2 __builtin_cpu_supports("avx512f")
+#else
+// AArch64: both halves of eight vector registers, q16-q23 among them,
+// which AAPCS64 does not keep across a call (the stop keeps them all).
+typedef double v2d __attribute__((vector_size(16)));
+
+__attribute__((noinline)) static uint64_t avx2(uint64_t n) {
+  v2d p = {1, 2}, q = {0.5, 0.25}, r = {1, 1}, u = {3, 4};
+  v2d p2 = {5, 6}, q2 = {0.125, 0.0625}, r2 = {2, 2}, u2 = {7, 8};
+  const v2d k = {1.0000001, 0.9999999};
+  for (uint64_t i = 0; i < n; i++) {
+    p = p * k + q * 1e-7;
+    q = q * k - r * 1e-9;
+    r = r + u * 1e-12;
+    u = u * k + p * 1e-13;
+    p2 = p2 * k + q2 * 1e-7;
+    q2 = q2 * k - r2 * 1e-9;
+    r2 = r2 + u2 * 1e-12;
+    u2 = u2 * k + p2 * 1e-13;
+  }
+  v2d s = p + q + r + u + p2 + q2 + r2 + u2;
+  return (uint64_t)(s[0] * 1e3 + s[1] * 1e7);
+}
+static uint64_t avx512(uint64_t n) { return n; }
+#define HAVE_WIDE_1 1
+#define HAVE_WIDE_2 0
+#endif
 
 __attribute__((noinline)) static uint64_t foreign_double(uint64_t n) {
   double s = 0;
@@ -117,8 +147,8 @@ static void worker(void *arg) {
 }
 
 int main(void) {
-  have[1] = __builtin_cpu_supports("avx2");
-  have[2] = __builtin_cpu_supports("avx512f");
+  have[1] = HAVE_WIDE_1;
+  have[2] = HAVE_WIDE_2;
   compute(expect);
   copystack_waitgroup_add(&wg, kTasks);
   for (intptr_t i = 0; i < kTasks; i++)

@@ -97,10 +97,17 @@
  *       the stack (the code it stopped in has no safepoint there).
  *
  *   __copystack_signal_preempt, __copystack_signal_resume
- *       Preemption by signal is x86-64's only (sched/preempt_signal.cc):
- *       the runtime keeps it off on AArch64. Both labels exist so that the
- *       runtime links; either stops the program through
- *       __copystack_signal_unported (C, fatal).
+ *       Entered, not called: the preemption signal's handler
+ *       (sched/preempt_signal.cc, arch signal_frame.h) saved every
+ *       register of the code it interrupted, and returns here with sp
+ *       below a frame record {x29, the interrupted pc} under the
+ *       interrupted sp (AArch64 has no red zone); every other register
+ *       still holds the interrupted value. Parks the task like
+ *       __copystack_preempt; once it runs again (on the same thread) it
+ *       leaves the task stack for the thread's and
+ *       __copystack_signal_restore puts every register back with
+ *       rt_sigreturn. Uses at most 208 bytes of the task stack (the
+ *       record, its alignment, the park's switch frame).
  *
  *   uint64_t __copystack_pin_grow_entry(void);
  *   void __copystack_pin_release_entry(void);
@@ -165,8 +172,9 @@
  *     AArch64), hence the trampoline's name.
  *   - The fork handshake in __copystack_park fences with dmb ish where
  *     x86-64 used mfence, and spins with yield (pause).
- *   - __copystack_signal_preempt is a stub (above); __copystack_pointer_guard
- *     is new.
+ *   - __copystack_signal_preempt finds the interrupted pc in a frame record
+ *     the handler wrote, not as a pushed return address;
+ *     __copystack_pointer_guard is new.
  *   - No split-stack notes: they concern the x86 linkers' handling of
  *     gcc's split-stack objects. .note.GNU-stack stays.
  */
@@ -670,26 +678,30 @@ __copystack_preempt_resume:
 	.cfi_endproc
 	.size	__copystack_preempt, .-__copystack_preempt
 
-	/* Preemption by signal is not ported (x86-64: the handler returns
-	 * here with the interrupted context saved, sched/preempt_signal.cc);
-	 * the runtime keeps it off on AArch64. The labels exist so that the
-	 * runtime links (thread.h preempted_resume compares return addresses
-	 * with __copystack_signal_resume); either one stops the program. */
-	.globl	__copystack_signal_unported	/* C, fatal: never returns */
+	/* The preemption signal's stop (above): the frame record the handler
+	 * wrote is the caller's, and the caller's pc no return address. */
 	.globl	__copystack_signal_preempt
 	.globl	__copystack_signal_resume
 	.type	__copystack_signal_preempt,%function
 	.p2align 4
 __copystack_signal_preempt:
 	.cfi_startproc
-	stp	x29, x30, [sp, #-16]!
-	.cfi_def_cfa_offset 16
+	.cfi_signal_frame
+	.cfi_def_cfa sp, 16
 	.cfi_offset x29, -16
 	.cfi_offset x30, -8
 	mov	x29, sp
-	bl	__copystack_signal_unported
+	.cfi_def_cfa_register x29
+	adrp	x0, :got:__copystack_signal_then
+	ldr	x0, [x0, #:got_lo12:__copystack_signal_then]
+	mov	x1, #0
+	bl	__copystack_park
 __copystack_signal_resume:
-	bl	__copystack_signal_unported
+	thread_addr x9, x10
+	ldr	x9, [x9, #THREAD_SCHED_SP]
+	and	x9, x9, #-16
+	mov	sp, x9
+	bl	__copystack_signal_restore
 	udf	#0
 	.cfi_endproc
 	.size	__copystack_signal_preempt, .-__copystack_signal_preempt
