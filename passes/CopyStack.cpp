@@ -19,6 +19,7 @@
 #include "ThreadIdentity.h"
 #include "VaListSlots.h"
 #include "VarargShims.h"
+#include "target/Target.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -137,6 +138,34 @@ void checkStep(Function &F, const char *Step) {
 
 } // namespace
 
+// Where the check runs after the frame (AArch64), an optnone function whose
+// static locals take more than kO0FrameLocals keeps none of them in its
+// frame (Policy.h): they join the escaping ones in the pinned area.
+static void pinBigO0Frame(Function &F,
+                          MapVector<Value *, std::string> &Escaping) {
+  if (Target::of(*F.getParent()).probesLargeFrames() ||
+      !F.hasFnAttribute(Attribute::OptimizeNone))
+    return;
+  const DataLayout &DL = F.getDataLayout();
+  SmallVector<AllocaInst *, 16> Static;
+  uint64_t Bytes = 0;
+  for (Instruction &I : F.getEntryBlock())
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      if (AI->isStaticAlloca())
+        if (std::optional<TypeSize> Size = AI->getAllocationSize(DL))
+          if (!Size->isScalable()) {
+            Static.push_back(AI);
+            Bytes += Size->getFixedValue();
+          }
+  if (Bytes <= kO0FrameLocals)
+    return;
+  for (AllocaInst *AI : Static)
+    if (!Escaping.count(AI))
+      Escaping[AI] = "its function's " + std::to_string(Bytes) +
+                     " bytes of locals at -O0, where the check runs after "
+                     "the frame (docs/porting.md)";
+}
+
 // The steps on one instrumented function, in CopyStack.h's order.
 static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
                        DispatchStubs &Stubs,
@@ -149,6 +178,7 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
   SmallVector<PinnedObject, 8> Pinned;
   if (!F.hasFnAttribute(names::VarargShimAttr))
     Escaping = findEscapingLocals(F);
+  pinBigO0Frame(F, Escaping);
   pinAllocas(F, Escaping, PS,
              [&](Value *Local, StringRef Why) {
                ORE.emit([&] { return movedOffStack(F, Local, Why); });

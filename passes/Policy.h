@@ -55,6 +55,19 @@ bool isSetjmp(llvm::StringRef Name);
 /// frame reached past that page all the same (arch/aarch64/frames.cc).
 constexpr uint64_t kUncheckedFrameLocals = 3072;
 
+/// The locals an optnone (-O0) function may keep in its frame where the
+/// check runs after the frame is set up; with more, all of its static
+/// locals go to the pinned area (CopyStack.cpp). -O0's instruction
+/// selection defines locals' addresses and constants at the entry, before
+/// the check, and its register allocator spills them where they are
+/// defined: to the frame's bottom, which for a frame bigger than the room
+/// left lies below the stack, where a growth loses them (place_block reads
+/// that part as never written) and where another task's stack may be. A
+/// frame of spills alone, and locals of up to this many bytes, stays
+/// within the guard band (csmith programs at -O0 stored up to 3,072 bytes
+/// below their entry's stack pointer before this).
+constexpr uint64_t kO0FrameLocals = 256;
+
 enum class CallKind {
   NotACall,   ///< inline asm, intrinsics, in-place libcalls, ASan's and
               ///< TSan's checks: cannot move the stack
