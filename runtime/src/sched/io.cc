@@ -58,7 +58,6 @@
 #include "sched/io_calls.h"
 #include "sched/netpoll.h"
 #include "sched/io_pool.h"
-#include "sched/preempt.h"
 #include "sched/pthread_sync.h"
 #include "sched/task.h"
 
@@ -339,22 +338,10 @@ int64_t blocking_call(copystack_io_call *c) {
   fatal("a blocking call of unknown kind %d", c->kind);
 }
 
-bool can_park(const copystack_io_call *c);
-
-// The call in place, blocking the thread; or, while tasks preempted on this
-// thread wait to resume here, first a park that steps aside for them
-// (preempt.h preempted_waiting): io_begin comes back here when the task
-// runs again, maybe on another worker.
 int blocking(copystack_io_call *c, IoWait *w) {
   if (w) {
     free_wait(w);
     c->wait = nullptr;
-  }
-  if (preempted_waiting() && can_park(c)) {
-    w = new_wait(0);
-    w->step_aside = true;
-    c->wait = w;
-    return park_pending(COPYSTACK_MUST_PARK);
   }
   c->result = blocking_call(c);
   return 1;
@@ -1211,23 +1198,20 @@ int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 
 using namespace copystack_rt;
 
-namespace copystack_rt {
-namespace {
 // Can the wrapper that made call c park? Only from the task's own stack,
 // where c lives then: not from instrumented code running on a thread's
 // stack (a callback from foreign code, a signal handler on the alternate
 // stack), where the call blocks as it always did.
-bool can_park(const copystack_io_call *c) {
+static bool can_park(const copystack_io_call *c) {
   const Thread &th = __copystack_thread;
   const auto at = reinterpret_cast<uintptr_t>(c);
   return th.task && !th.task->runner && at >= th.task_lo && at < th.task_hi &&
          config().netpoll;
 }
 
+namespace {
 int io_begin(copystack_io_call *c) {
   auto *w = static_cast<IoWait *>(c->wait);
-  if (w && w->step_aside) // back from stepping aside: in place, if it can
-    return blocking(c, w);
   WaitEnd end = w ? finish_wait(w) : kNotWaiting;
   if (c->kind == COPYSTACK_IO_FUTEX && !is_futex_wait(c->n[0])) {
     // A wake, from a task or a thread: tasks' waits first, then threads'.
@@ -1278,7 +1262,6 @@ int io_begin(copystack_io_call *c) {
   }
 }
 } // namespace
-} // namespace copystack_rt
 
 extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   int r = io_begin(c);

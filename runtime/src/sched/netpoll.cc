@@ -539,7 +539,6 @@ IoWait *new_wait(int nrecs) {
   w->next_free = nullptr;
   w->task = nullptr;
   w->job = nullptr;
-  w->step_aside = false;
   w->nrecs = nrecs;
   w->one = WaitRec{};
   if (nrecs <= 1) {
@@ -819,12 +818,6 @@ extern "C" {
 void __copystack_io_park_then(void *arg) {
   auto *w = static_cast<IoWait *>(arg);
   Task *task = parking_task();
-  if (w->step_aside) {
-    w->task = task;
-    w->state.store(kReady);
-    step_aside(task);
-    return;
-  }
   // Not a deadlock (sched/deadlock.h): the dump names the call.
   set_waiting(task, w->kind ? kWaitCall | w->kind : kWaitExternal);
   trace::note_reason(w->kind ? kWaitCall | w->kind : kWaitExternal);

@@ -207,9 +207,6 @@ struct IoWait {
   IoWait *fnext = nullptr, *fprev = nullptr;
   bool fqueued = false;
   bool handed = false; // ended by futex_hand_off
-  // No wait at all: the task steps aside for the tasks preempted on its
-  // thread before it blocks there in place (io.cc blocking()).
-  bool step_aside = false;
   void *job = nullptr;  // a call on an I/O thread (io_pool.cc)
   uint8_t kind = 0;     // the call's copystack_io_kind, for the task dump,
                         // with kWaitOnIoThread when an I/O thread makes it

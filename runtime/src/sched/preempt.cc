@@ -35,7 +35,6 @@ Watch g_watch[kSlots];
 // This thread's preempted tasks, linked through Task::next.
 struct Preempted {
   Task *head, *tail;
-  bool first; // preempted_run_first: the head runs next
 };
 __thread Preempted t_preempted;
 
@@ -158,18 +157,6 @@ void keep_preempted(Task *t) {
   else
     p.head = t;
   p.tail = t;
-}
-
-bool preempted_waiting() { return t_preempted.head != nullptr; }
-
-void preempted_run_first() { t_preempted.first = true; }
-
-Task *preempted_first() {
-  Preempted &p = t_preempted;
-  if (!p.first)
-    return nullptr;
-  p.first = false;
-  return preempted_take(true);
 }
 
 Task *preempted_take(bool any) {

@@ -63,23 +63,6 @@ bool preempt_now(Thread *th, bool again = false);
 // when that one stopped, unless any.
 Task *preempted_take(bool any);
 
-// Whether tasks preempted on the calling thread wait to resume there. A
-// task about to block this thread in place (io.cc blocking(): a terminal,
-// a pipe where RWF_NOWAIT does not work, a descriptor epoll refuses) steps
-// aside for them first: they resume only on this thread, and the call may
-// wait for one of them (a preempted writer, a reader blocked on its pipe:
-// the thread hung for good). The invariant: a thread blocks in place only
-// with no task preempted on it. With one worker and a preempted task that
-// never parks, the call waits until it does, as any task waits for a busy
-// worker.
-bool preempted_waiting();
-
-// The calling thread's next task is its oldest preempted one, whatever is
-// queued (a task stepped aside for it: scheduler.h step_aside); and that
-// task, once, for look().
-void preempted_run_first();
-Task *preempted_first();
-
 // Before t runs again on this thread (scheduler.cc execute()): if it was
 // preempted, the thread-local words it stopped with (preempt.cc,
 // save_once_tls) are put back.

@@ -466,9 +466,6 @@ void woken_backstop() {
 // One look at every source of work, in Go's order.
 Task *look(Worker *w, bool take_runnext) {
   ++w->ticks;
-  // A task stepped aside for this thread's preempted tasks (step_aside).
-  if (Task *t = preempted_first())
-    return t;
   // Now and then the shared queues first, so that they are not starved:
   // each has a turn of its own in every 61 ticks, and takes the other's
   // when it is empty.
@@ -993,12 +990,6 @@ void *monitor_main(void *) {
 }
 
 } // namespace
-
-void step_aside(Task *t) {
-  preempted_run_first();
-  global_put(t);
-  wake_one();
-}
 
 void wake_idle_for_poller() {
   if (g_sched.nidle.load() > 0)

@@ -54,11 +54,6 @@ void ready(Task *t);
 // ahead through runnext. From any thread, with no runtime lock held.
 void ready_list(Task *head);
 
-// A parked task that stepped aside for the tasks preempted on this thread
-// (preempt.h preempted_waiting): to the back of the global queue, for
-// another worker, and this thread resumes its oldest preempted task next.
-void step_aside(Task *t);
-
 // The task that is parking, while its then() runs; null otherwise.
 Task *parking_task();
 
