@@ -13,11 +13,23 @@ namespace copystack {
 
 namespace {
 
-// clang's x86-64 va_list element: { i32, i32, ptr, ptr }.
+// clang's va_list record: x86-64's element { i32, i32, ptr, ptr }
+// (struct.__va_list_tag); AArch64's { ptr, ptr, ptr, i32, i32 }
+// (struct.__va_list in C, struct.std::__va_list in C++), whose three
+// pointers the runtime relocates (machine.h kVaListAddressWords). A
+// suffix (.0, .1) is a second module's copy after linking.
 bool isVaListTag(const Type *T) {
   auto *ST = dyn_cast<StructType>(T);
-  return ST && ST->hasName() &&
-         ST->getName().starts_with("struct.__va_list_tag");
+  if (!ST || !ST->hasName())
+    return false;
+  StringRef Name = ST->getName();
+  if (Name.starts_with("struct.__va_list_tag"))
+    return true;
+  for (StringRef AArch64 : {"struct.__va_list", "struct.std::__va_list"})
+    if (Name == AArch64 ||
+        (Name.starts_with(AArch64) && Name[AArch64.size()] == '.'))
+      return ST->getNumElements() == 5 && ST->getElementType(0)->isPointerTy();
+  return false;
 }
 
 // Byte offsets of the va_list elements inside an object of type T. Arrays

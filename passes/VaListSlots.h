@@ -1,14 +1,16 @@
 //===- VaListSlots.h - va_lists that no stack object describes ------------===//
 //
-// A va_list holds two addresses on a copyable stack: its overflow area (the
-// variadic arguments the caller passed on the stack) and its register save
-// area (in the variadic shim's frame, VarargShims.h). A va_list that is a
+// A va_list holds addresses on a copyable stack. x86-64's two: its overflow
+// area (the variadic arguments the caller passed on the stack) and its
+// register save area (in the variadic shim's frame, VarargShims.h);
+// AArch64's three: the stack arguments and the tops of the general and
+// vector register save areas (in the variadic function's frame). A va_list that is a
 // stack object of the frame is described by its type like any object. One
 // that is not, the runtime could not find: a va_list local that moved to the
 // pinned area, a va_list on the heap, another frame's va_list filled
 // through a pointer. For those the frame keeps a slot the map describes as
 // COPYSTACK_OBJ_VALIST_REF (abi.h), naming the va_list, and the runtime
-// relocates the two addresses through it:
+// relocates its addresses through it:
 //
 //   - a pinned local holding va_lists (its type says where): one slot per
 //     va_list, set at entry and kept for the frame's life, since a callee

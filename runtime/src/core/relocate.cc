@@ -224,7 +224,9 @@ void Relocator::jmpbuf(uintptr_t slot) {
 
 // A va_list no stack object of the frame describes (pinned, on the heap,
 // in another frame): the slot was relocated with the frame's words; the
-// list's overflow area and register save area may point into the stack.
+// list's addresses (x86-64: its overflow area and register save area;
+// AArch64: its stack arguments and the tops of its two register save
+// areas; machine.h kVaListAddressWords) may point into the stack.
 // Relocating a word twice (the list is also some frame's stack object) is
 // harmless: an adjusted word no longer points into the old stack.
 void Relocator::valist(uintptr_t slot) {
@@ -232,8 +234,8 @@ void Relocator::valist(uintptr_t slot) {
   auto *ap = *reinterpret_cast<uintptr_t **>(slot);
   if (!ap)
     return;
-  adjust(&ap[1]);
-  adjust(&ap[2]);
+  for (int i : kVaListAddressWords)
+    adjust(&ap[i]);
 }
 
 // A va_list a variadic shim started: its register save area (in the

@@ -1,10 +1,11 @@
-// A va_list holds two addresses on the copyable stack: the caller's
+// A va_list holds addresses on the copyable stack: the caller's
 // stack-passed variadic arguments and the register save area of the
-// variadic function's shim. A va_list that is not a stack object of its
+// variadic function's shim (x86-64), or the tops of the variadic
+// function's two register save areas (AArch64). A va_list that is not a stack object of its
 // frame (a local whose address escapes and so moves off the stack, a copy
 // on the heap, the caller's list kept through a va_list parameter, a list a
 // callee fills through a pointer, a struct holding one) is named by a slot
-// the frame map describes, and the runtime relocates the two addresses
+// the frame map describes, and the runtime relocates the addresses
 // through it. Each case reads its arguments one by one, with the stack
 // growing in between, on a fresh 2 KiB task (so normal mode copies too).
 // RUN: %plain_cc %s -o %t.plain && %t.plain > %t.expected
@@ -55,7 +56,11 @@ __attribute__((noinline)) static long on_heap(int n, ...) {
 // A va_list parameter (a pointer to the caller's list) kept by the callee.
 __attribute__((noinline)) static long vsum_kept(int n, va_list ap) {
   struct { va_list *p; } h;
-  h.p = (va_list *)ap;
+#ifdef __x86_64__
+  h.p = (va_list *)ap; // an array type: the parameter points at the list
+#else
+  h.p = &ap; // AArch64's record: the parameter is the caller's copy
+#endif
   keep(&h);
   long s = 0;
   for (int i = 0; i < n; i++) {

@@ -10,6 +10,11 @@
 
 namespace copystack_rt {
 
+// The words of a va_list that may hold addresses in a stack: the AAPCS64
+// va_list { __stack, __gr_top, __vr_top, __gr_offs, __vr_offs }
+// (core/relocate.cc, valist).
+constexpr int kVaListAddressWords[] = {0, 1, 2};
+
 // One step of a spinning wait.
 inline void cpu_relax() { __asm__ volatile("yield" ::: "memory"); }
 

@@ -14,6 +14,11 @@
 
 namespace copystack_rt {
 
+// The words of a va_list that may hold addresses in a stack: the System V
+// ABI's __va_list_tag { gp_offset, fp_offset, overflow_arg_area,
+// reg_save_area } (core/relocate.cc, valist).
+constexpr int kVaListAddressWords[] = {1, 2};
+
 // One step of a spinning wait.
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
