@@ -10,9 +10,12 @@
 //   pread at an offset, readv scattered over three buffers; a large write
 //   and pwrite; fsync and fdatasync. The bytes are checked.
 // - getaddrinfo("localhost") from 50 tasks at once.
+// Under qemu, where a system call takes a millisecond now and then, the
+// monitor may well find a worker in one for two looks: the spare is not
+// checked there.
 // RUN: %cc %s -o %t
-// RUN: env COPYSTACK_WORKERS=1 %run %t %t.data | FileCheck %s
-// RUN: env COPYSTACK_WORKERS=2 %run %t %t.data | FileCheck %s
+// RUN: env COPYSTACK_WORKERS=1 %run %t %t.data | FileCheck %s %if !qemu %{--check-prefixes=CHECK,NATIVE %}
+// RUN: env COPYSTACK_WORKERS=2 %run %t %t.data | FileCheck %s %if !qemu %{--check-prefixes=CHECK,NATIVE %}
 #define _GNU_SOURCE
 #include "Inputs/check.h"
 #include "Inputs/ticker.h"
@@ -160,5 +163,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK: files: same bytes, synced 1
-// CHECK: flock: waited 1, got 0; others ran: yes; threads: no spare
+// CHECK: flock: waited 1, got 0; others ran: yes; threads:
+// NATIVE-SAME: no spare
 // CHECK: getaddrinfo: 50 resolved
