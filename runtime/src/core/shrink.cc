@@ -21,6 +21,10 @@ bool preempted(const Task *t) {
   return preempted_resume(reinterpret_cast<const SwitchFrame *>(t->sp)->ret);
 }
 
+// A task preempted, or whose call an I/O thread makes in its stack
+// (Task::stack_held): its stack stays where it is.
+bool held(const Task *t) { return preempted(t) || t->stack_held; }
+
 } // namespace
 
 bool task_started(const Task *t) {
@@ -29,13 +33,13 @@ bool task_started(const Task *t) {
 }
 
 bool can_compact(const Task *t) {
-  return !t->compacted && !preempted(t) && task_started(t) &&
+  return !t->compacted && !held(t) && task_started(t) &&
          !san::separate_stacks();
 }
 
 bool shrink_suspended(Task *t, bool always_move, bool to_pool) {
   CS_CHECK(!t->compacted, "a compacted task's stack is not moved");
-  if (preempted(t))
+  if (held(t))
     return false;
   const Stack old = t->stack;
   const size_t used = old.hi - t->sp;

@@ -58,6 +58,7 @@
 #include "sched/io_calls.h"
 #include "sched/netpoll.h"
 #include "sched/io_pool.h"
+#include "sched/preempt.h"
 #include "sched/pthread_sync.h"
 #include "sched/task.h"
 
@@ -338,11 +339,20 @@ int64_t blocking_call(copystack_io_call *c) {
   fatal("a blocking call of unknown kind %d", c->kind);
 }
 
+bool can_park(const copystack_io_call *c);
+
+// The call in place, blocking the thread; or, while tasks preempted on this
+// thread wait to resume here (one of them may be what the call waits for:
+// a terminal's writer, preempted on the thread its reader then blocked,
+// waited for good), on an I/O thread (io_pool.h pool_hop).
 int blocking(copystack_io_call *c, IoWait *w) {
   if (w) {
     free_wait(w);
     c->wait = nullptr;
   }
+  if (preempted_waiting() && can_park(c) && pool_may_hop(c))
+    if (int r = pool_hop(c))
+      return r;
   c->result = blocking_call(c);
   return 1;
 }
@@ -1198,21 +1208,24 @@ int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 
 using namespace copystack_rt;
 
+namespace copystack_rt {
+namespace {
 // Can the wrapper that made call c park? Only from the task's own stack,
 // where c lives then: not from instrumented code running on a thread's
 // stack (a callback from foreign code, a signal handler on the alternate
 // stack), where the call blocks as it always did.
-static bool can_park(const copystack_io_call *c) {
+bool can_park(const copystack_io_call *c) {
   const Thread &th = __copystack_thread;
   const auto at = reinterpret_cast<uintptr_t>(c);
   return th.task && !th.task->runner && at >= th.task_lo && at < th.task_hi &&
          config().netpoll;
 }
 
-namespace {
 int io_begin(copystack_io_call *c) {
   auto *w = static_cast<IoWait *>(c->wait);
   WaitEnd end = w ? finish_wait(w) : kNotWaiting;
+  if (w && w->job) // an I/O thread's call (io_pool.h), whatever its kind
+    return pool_call(c, w, end);
   if (c->kind == COPYSTACK_IO_FUTEX && !is_futex_wait(c->n[0])) {
     // A wake, from a task or a thread: tasks' waits first, then threads'.
     int tasks = futex_wake_tasks(c->p[0], c->n[0], c->n[1], c->p[2], c->n[2]);
@@ -1262,6 +1275,7 @@ int io_begin(copystack_io_call *c) {
   }
 }
 } // namespace
+} // namespace copystack_rt
 
 extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   int r = io_begin(c);

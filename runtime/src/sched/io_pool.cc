@@ -21,14 +21,23 @@
 // file still returns everything up to the end of the file.
 //
 // The I/O thread never touches the task's stack, which the collector may
-// move while the task is parked: the call's data goes through a buffer on
-// the heap (a write's copied in before the task parks, a read's copied out
-// when it runs again), as do getaddrinfo's strings and hints, an fcntl
+// move while the task is parked (but for pool_hop's calls, below): the
+// call's data goes through a buffer on the heap (a write's copied in
+// before the task parks, a read's copied out when it runs again), as do getaddrinfo's strings and hints, an fcntl
 // lock's struct flock, and waitpid's status and waitid's siginfo_t. The
 // locks the I/O thread takes are the process's (lockf and fcntl's record
 // locks) or the open file's (flock, OFD locks), as the task's own call
 // would have taken them. A call larger than kMaxCopy bytes is made in place, blocking the
 // worker as before (the monitor hands its other tasks to a spare).
+//
+// pool_hop: a call io.cc makes in place (a terminal, a descriptor epoll
+// refuses, a pipe where RWF_NOWAIT does not work) while tasks preempted on
+// the calling thread wait to resume there. They resume only on that thread,
+// and the call may wait for one of them (the reader of a terminal whose
+// writer was preempted on its thread waited for good). The I/O thread
+// makes the call itself, on the arguments and buffers where the task left
+// them; the task's stack is held where it is (Task::stack_held: the
+// collector neither shrinks nor compacts it) until the task runs again.
 //
 // Threads: started as calls need them, up to kMaxThreads (COPYSTACK's
 // default; the calls wait in order beyond that), and kept. The task waits
@@ -38,6 +47,7 @@
 #include "platform/split_stack_notes.h"
 #include "sched/io_pool.h"
 #include "platform/fatal.h"
+#include "platform/sanitizers.h"
 #include "platform/stats.h"
 #include "sched/deadlock.h"
 #include "sched/io_calls.h"
@@ -84,6 +94,7 @@ struct Job {
   siginfo_t info{};     // waitid's
   int64_t result = 0;
   int err = 0;
+  copystack_io_call *call = nullptr; // pool_hop's: the task's own call
   bool running = false; // taken by an I/O thread
   Job *next = nullptr;  // in the queue
   Job *anext = nullptr, *aprev = nullptr; // in flight (for fork)
@@ -124,6 +135,13 @@ void unlink_inflight(Job *j) {
 // The call itself, on the I/O thread.
 void run(Job *j) {
   errno = 0;
+  if (j->call) { // pool_hop: the call itself, where the task left it
+    san::acquire(j); // what the task wrote (a write's data) before
+    j->result = io_blocking_call(j->call);
+    j->err = errno;
+    san::release(j); // what the call wrote (a read's data), for the task
+    return;
+  }
   int64_t r = -1;
   switch (j->kind) {
   case COPYSTACK_IO_READ:
@@ -512,6 +530,15 @@ Job *make_job(copystack_io_call *c, uint64_t done) {
 
 // The task runs again with its job done: the results to the call.
 int collect(copystack_io_call *c, IoWait *w, Job *j) {
+  if (j->call) { // pool_hop: the results are in place already
+    san::acquire(j);
+    int64_t r = j->result;
+    int err = j->err;
+    free_job(j);
+    w->job = nullptr;
+    __copystack_thread.task->stack_held = 0;
+    return r < 0 ? fail(c, w, err) : finish(c, w, r);
+  }
   uint64_t before = w->done; // bytes a read moved in place
   int64_t r = j->result;
   int err = j->err;
@@ -572,6 +599,58 @@ int pool_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     w = new_wait(0);
   w->started = now_ns();
   w->done = done;
+  w->job = j;
+  w->futex = &j->done;
+  w->futex_val = 0;
+  w->futex_bits = ~0u;
+  w->call_deadline = 0;
+  w->interrupt = kNever;
+  c->wait = w;
+  return park_pending(COPYSTACK_MUST_PARK);
+}
+
+bool pool_may_hop(const copystack_io_call *c) {
+  switch (c->kind) {
+  case COPYSTACK_IO_FD_WAIT:
+  case COPYSTACK_IO_READ:
+  case COPYSTACK_IO_WRITE:
+  case COPYSTACK_IO_READV:
+  case COPYSTACK_IO_WRITEV:
+  case COPYSTACK_IO_RECV:
+  case COPYSTACK_IO_RECVFROM:
+  case COPYSTACK_IO_RECVMSG:
+  case COPYSTACK_IO_SEND:
+  case COPYSTACK_IO_SENDTO:
+  case COPYSTACK_IO_SENDMSG:
+  case COPYSTACK_IO_ACCEPT4:
+  case COPYSTACK_IO_CONNECT:
+  case COPYSTACK_IO_POLL:
+  case COPYSTACK_IO_SELECT:
+  case COPYSTACK_IO_PREAD:
+  case COPYSTACK_IO_PWRITE:
+    return true;
+  default: // a signal mask, a lock of the thread's own, a futex, a sleep
+    return false;
+  }
+}
+
+int pool_hop(copystack_io_call *c) {
+  auto *j = new (std::nothrow) Job;
+  if (!j)
+    return 0;
+  j->kind = c->kind;
+  j->call = c;
+  Task *t = __copystack_thread.task;
+  t->stack_held = 1; // before an I/O thread may read the stack
+  san::release(j);
+  if (!submit(j)) {
+    t->stack_held = 0;
+    delete j;
+    return 0;
+  }
+  IoWait *w = new_wait(0);
+  w->started = now_ns();
+  w->done = 0;
   w->job = j;
   w->futex = &j->done;
   w->futex_val = 0;

@@ -20,6 +20,18 @@ int pool_call(copystack_io_call *c, IoWait *w, WaitEnd end);
 // copy through the I/O thread's buffer).
 bool pool_takes_file_call(const copystack_io_call *c);
 
+// A call io.cc would make in place, blocking the thread, while tasks
+// preempted on this thread wait for it (preempt.h preempted_waiting: they
+// resume only here, and the call may wait for one of them): an I/O thread
+// makes it instead, on the call's own arguments and buffers in the task's
+// stack, which stays where it is until the task runs again
+// (Task::stack_held); the task parks meanwhile. False if the call is not
+// one an I/O thread may make for it (a signal mask for the wait, a lock
+// of the thread's own) or no I/O thread can start: the caller makes it in
+// place. pool_call collects the result when the task runs again.
+bool pool_may_hop(const copystack_io_call *c);
+int pool_hop(copystack_io_call *c);
+
 // The C library's blocking call, in place (io.cc).
 int64_t io_blocking_call(copystack_io_call *c);
 

@@ -159,6 +159,8 @@ void keep_preempted(Task *t) {
   p.tail = t;
 }
 
+bool preempted_waiting() { return t_preempted.head != nullptr; }
+
 Task *preempted_take(bool any) {
   Preempted &p = t_preempted;
   Task *t = p.head;

@@ -63,6 +63,11 @@ bool preempt_now(Thread *th, bool again = false);
 // when that one stopped, unless any.
 Task *preempted_take(bool any);
 
+// Whether tasks preempted on the calling thread wait to resume there
+// (io.cc blocking(): a call that would block the thread in place goes to
+// an I/O thread then, io_pool.h pool_hop).
+bool preempted_waiting();
+
 // Before t runs again on this thread (scheduler.cc execute()): if it was
 // preempted, the thread-local words it stopped with (preempt.cc,
 // save_once_tls) are put back.

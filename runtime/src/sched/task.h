@@ -120,6 +120,10 @@ struct Task {
   // with, and how many it threw that are not caught yet.
   void *eh_caught = nullptr;
   uint32_t eh_uncaught = 0;
+  // An I/O thread makes a call on its behalf with the arguments where the
+  // task left them, on its stack (io_pool.h pool_hop): the collector
+  // neither moves nor compacts that stack until the task runs again.
+  uint8_t stack_held = 0;
   // Small closures of copystack_go (the C++ API) live here, not on the heap.
   alignas(16) unsigned char closure[32];
   // A small element a channel operation passes while the task waits.
