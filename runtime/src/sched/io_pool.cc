@@ -563,6 +563,23 @@ int collect(copystack_io_call *c, IoWait *w, Job *j) {
   return finish(c, w, r);
 }
 
+// The task parks until j, queued, is done (done: the bytes its call moved
+// in place before).
+int wait_for_job(copystack_io_call *c, IoWait *w, Job *j, uint64_t done) {
+  if (!w)
+    w = new_wait(0);
+  w->started = now_ns();
+  w->done = done;
+  w->job = j;
+  w->futex = &j->done;
+  w->futex_val = 0;
+  w->futex_bits = ~0u;
+  w->call_deadline = 0;
+  w->interrupt = kNever;
+  c->wait = w;
+  return park_pending(COPYSTACK_MUST_PARK);
+}
+
 } // namespace
 
 bool pool_takes_file_call(const copystack_io_call *c) {
@@ -595,18 +612,7 @@ int pool_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
     free_job(j);
     return in_place(c, w);
   }
-  if (!w)
-    w = new_wait(0);
-  w->started = now_ns();
-  w->done = done;
-  w->job = j;
-  w->futex = &j->done;
-  w->futex_val = 0;
-  w->futex_bits = ~0u;
-  w->call_deadline = 0;
-  w->interrupt = kNever;
-  c->wait = w;
-  return park_pending(COPYSTACK_MUST_PARK);
+  return wait_for_job(c, w, j, done);
 }
 
 bool pool_may_hop(const copystack_io_call *c) {
@@ -648,17 +654,7 @@ int pool_hop(copystack_io_call *c) {
     delete j;
     return 0;
   }
-  IoWait *w = new_wait(0);
-  w->started = now_ns();
-  w->done = 0;
-  w->job = j;
-  w->futex = &j->done;
-  w->futex_val = 0;
-  w->futex_bits = ~0u;
-  w->call_deadline = 0;
-  w->interrupt = kNever;
-  c->wait = w;
-  return park_pending(COPYSTACK_MUST_PARK);
+  return wait_for_job(c, nullptr, j, 0);
 }
 
 void io_pool_fork_lock() { g_pool.lock.lock(); }
