@@ -22,13 +22,17 @@ void *memset(void *d, int c, size_t n) {
 
 __attribute__((noinline, weak)) void grow(void) { cs_burn(600); }
 
+// 200 bytes: above the 64 written out as stores (MemIntrinsics.cpp), and
+// under the 256 of locals beyond which an -O0 frame on AArch64 keeps them
+// all in the pinned area (Policy.h kO0FrameLocals), which is not zeroed:
+// no word there is ever relocated (docs/maps.md, "The invariant").
 __attribute__((noinline, weak)) int big_local(int k) {
-  char buf[300];
+  char buf[200];
   buf[k] = 7;
   CS_KEEP(buf);
   grow();
   int sum = 0;
-  for (int i = 0; i < 300; i++)
+  for (int i = 0; i < 200; i++)
     sum += buf[i];
   return sum; // 7: every other byte started as zero
 }
