@@ -2,13 +2,16 @@
 #include "Attributes.h"
 #include "ArgLayout.h"
 #include "Names.h"
+#include "Policy.h"
 #include "target/Target.h"
 
 #include "copystack/abi.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -18,6 +21,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <climits>
 #include <string>
 
 using namespace llvm;
@@ -415,6 +419,178 @@ static bool localBytesAbove(const Function &F, uint64_t Bytes) {
   return false;
 }
 
+// The registers a value takes: general (integers, pointers) or vector
+// (floating point, vectors), by 64 and 128 bits.
+static void registersOf(Type *T, const DataLayout &DL, unsigned &Gpr,
+                        unsigned &Vec) {
+  Gpr = Vec = 0;
+  if (T->isVoidTy() || T->isTokenTy() || T->isMetadataTy() || T->isLabelTy())
+    return;
+  TypeSize Bits = DL.getTypeSizeInBits(T);
+  if (Bits.isScalable()) {
+    Vec = 1;
+    return;
+  }
+  uint64_t B = std::max<uint64_t>(Bits.getFixedValue(), 1);
+  if (T->isFPOrFPVectorTy() || T->isVectorTy())
+    Vec = unsigned((B + 127) / 128);
+  else
+    Gpr = unsigned((B + 63) / 64);
+}
+
+// The most general and vector registers a function's SSA values hold at
+// one point: a liveness over its blocks (a phi's operands live out of its
+// predecessor, its result in at its block's start), then a walk of each
+// block from its end.
+// Gives up (UINT_MAX) on a function too big to analyse cheaply.
+static void maxLiveRegisters(const Function &F, unsigned &MaxGpr,
+                             unsigned &MaxVec) {
+  const DataLayout &DL = F.getDataLayout();
+  DenseMap<const Value *, unsigned> Index;
+  SmallVector<unsigned, 64> Gprs, Vecs;
+  auto Number = [&](const Value *V) {
+    unsigned G, W;
+    registersOf(V->getType(), DL, G, W);
+    if (!G && !W)
+      return;
+    Index[V] = Gprs.size();
+    Gprs.push_back(G);
+    Vecs.push_back(W);
+  };
+  for (const Argument &A : F.args())
+    Number(&A);
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      Number(&I);
+  const unsigned N = Gprs.size();
+  if (uint64_t(N) * F.size() > (uint64_t(1) << 26)) {
+    MaxGpr = MaxVec = UINT_MAX;
+    return;
+  }
+  auto Idx = [&](const Value *V) -> int {
+    auto It = Index.find(V);
+    return It == Index.end() ? -1 : int(It->second);
+  };
+  DenseMap<const BasicBlock *, BitVector> In, Out;
+  for (const BasicBlock &BB : F) {
+    In[&BB] = BitVector(N);
+    Out[&BB] = BitVector(N);
+  }
+  // Live in: the block's non-phi uses not defined above them in it, and
+  // its phis' results; live out: the successors' live in less their phis'
+  // results, plus the phis' operands from this block.
+  auto LiveIn = [&](const BasicBlock &BB, const BitVector &LiveOut) {
+    BitVector L = LiveOut;
+    for (const Instruction &I : reverse(BB)) {
+      if (int D = Idx(&I); D >= 0)
+        L.reset(D);
+      if (isa<PHINode>(I))
+        continue;
+      for (const Use &U : I.operands())
+        if (int O = Idx(U.get()); O >= 0)
+          L.set(O);
+    }
+    return L;
+  };
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (const BasicBlock &BB : reverse(F)) {
+      BitVector NewOut(N);
+      for (const BasicBlock *S : successors(&BB)) {
+        NewOut |= In[S];
+        for (const PHINode &P : S->phis()) {
+          if (int D = Idx(&P); D >= 0)
+            NewOut.reset(D);
+          if (int O = Idx(P.getIncomingValueForBlock(&BB)); O >= 0)
+            NewOut.set(O);
+        }
+      }
+      BitVector NewIn = LiveIn(BB, NewOut);
+      if (NewOut != Out[&BB] || NewIn != In[&BB]) {
+        Out[&BB] = std::move(NewOut);
+        In[&BB] = std::move(NewIn);
+        Changed = true;
+      }
+    }
+  }
+  MaxGpr = MaxVec = 0;
+  for (const BasicBlock &BB : F) {
+    BitVector L = Out[&BB];
+    unsigned G = 0, W = 0;
+    for (unsigned I : L.set_bits()) {
+      G += Gprs[I];
+      W += Vecs[I];
+    }
+    auto Add = [&](int O) {
+      if (O >= 0 && !L.test(O)) {
+        L.set(O);
+        G += Gprs[O];
+        W += Vecs[O];
+      }
+    };
+    for (const Instruction &I : reverse(BB)) {
+      MaxGpr = std::max(MaxGpr, G);
+      MaxVec = std::max(MaxVec, W);
+      if (int D = Idx(&I); D >= 0 && L.test(D)) {
+        L.reset(D);
+        G -= Gprs[D];
+        W -= Vecs[D];
+      }
+      if (isa<PHINode>(I)) {
+        if (int D = Idx(&I); D >= 0)
+          Add(D); // live at the block's start
+        continue;
+      }
+      for (const Use &U : I.operands())
+        Add(Idx(U.get()));
+    }
+    MaxGpr = std::max(MaxGpr, G);
+    MaxVec = std::max(MaxVec, W);
+  }
+}
+
+// Whether a leaf's frame may outgrow the budget of a frame without a check
+// (AArch64, where no stack probe sizes it): its locals, and the spills its
+// register pressure may need, are more than COPYSTACK_PROBE_FRAME bytes.
+// The backend's spills are not known here: optimized code is taken to
+// spill what its most values live at once exceed of the registers
+// (kLeafGprs general, kLeafVecs vector: AArch64 has 31 and 32, less the
+// platform, frame and scratch registers and a margin for the temporaries
+// instruction selection makes); -O0's allocator gives every value used
+// outside its block a slot of its own.
+static bool leafMayOutgrowBudget(const Function &F) {
+  if (localBytesAbove(F, COPYSTACK_PROBE_FRAME))
+    return true;
+  const DataLayout &DL = F.getDataLayout();
+  uint64_t Locals = 0;
+  for (const Instruction &I : F.getEntryBlock())
+    if (const auto *AI = dyn_cast<AllocaInst>(&I))
+      if (std::optional<TypeSize> Size = AI->getAllocationSize(DL))
+        Locals += Size->getFixedValue();
+  uint64_t Spills = 0;
+  if (F.hasOptNone()) {
+    for (const BasicBlock &BB : F)
+      for (const Instruction &I : BB) {
+        bool Out = any_of(I.users(), [&](const User *U) {
+          const auto *UI = cast<Instruction>(U);
+          return UI->getParent() != &BB || isa<PHINode>(UI);
+        });
+        if (Out && !I.getType()->isVoidTy())
+          Spills +=
+              alignTo(DL.getTypeStoreSize(I.getType()).getKnownMinValue(), 8);
+      }
+  } else {
+    unsigned MaxGpr, MaxVec;
+    maxLiveRegisters(F, MaxGpr, MaxVec);
+    if (MaxGpr > kLeafGprs)
+      Spills += 8 * uint64_t(MaxGpr - kLeafGprs);
+    if (MaxVec > kLeafVecs)
+      Spills += 16 * uint64_t(MaxVec - kLeafVecs);
+  }
+  return Locals + Spills > COPYSTACK_PROBE_FRAME;
+}
+
 bool setAttributes(Function &F, bool HasLocals) {
   bool WantsOwnCheck = false;
   // A variadic shim has no prologue check (LLVM refuses one): its frame
@@ -425,10 +601,9 @@ bool setAttributes(Function &F, bool HasLocals) {
       // AArch64 (target/AArch64.h): the own check is the only one, made
       // after the frame is set up, so exact whatever the frame's size. A
       // function that calls, or may call, gets it; so does a leaf whose
-      // locals alone may not fit the guard band's budget below its
-      // caller's (spills are not known here: the port's open question,
-      // docs/porting.md).
-      if (!makesNoCalls(F) || localBytesAbove(F, COPYSTACK_PROBE_FRAME))
+      // locals and likely spills may not fit the guard band's budget below
+      // its caller's (leafMayOutgrowBudget).
+      if (!makesNoCalls(F) || leafMayOutgrowBudget(F))
         WantsOwnCheck = true;
     } else if (PrologueOpt == Prologue::Own) {
       // A frame too big for the guard band's budget is checked by LLVM's

@@ -51,9 +51,20 @@ bool isSetjmp(llvm::StringRef Name);
 /// to this many bytes of locals, plus its callee-saved area and spills,
 /// stays above the stack's bottom or within the inaccessible page below
 /// it (a fault, reported as an overflow), never beyond. A function with
-/// more runs on the thread's stack; the runtime stops a program whose
-/// frame reached past that page all the same (arch/aarch64/frames.cc).
+/// more runs on the thread's stack. A frame that reaches past that page
+/// anyway (spills) grows only when the code before its check stored
+/// nothing below the stack, which the runtime reads from the instructions
+/// (arch/aarch64/prologue.h); otherwise it stops the program.
 constexpr uint64_t kUncheckedFrameLocals = 3072;
+
+/// The registers a leaf's values are taken to fit in without spills where
+/// no stack probe sizes its frame (AArch64: 31 general and 32 vector
+/// registers, less x16-x18, x29 and x30 and a margin for the temporaries
+/// instruction selection adds): a leaf whose most values live at once
+/// exceed them, by more bytes than its budget, gets the check
+/// (Attributes.cpp, leafMayOutgrowBudget).
+constexpr unsigned kLeafGprs = 24;
+constexpr unsigned kLeafVecs = 28;
 
 /// The locals an optnone (-O0) function may keep in its frame where the
 /// check runs after the frame is set up; with more, all of its static
