@@ -3,12 +3,13 @@
 // RUN: %cc %s -o %t && env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
 #include "Inputs/net.h"
 
-static int sv[2], lfd;
+static int sv[2], lfd, started;
 static copystack_waitgroup wg = COPYSTACK_WAITGROUP_INIT;
 
 static void reader(void *arg) {
   (void)arg;
   char c;
+  __atomic_add_fetch(&started, 1, __ATOMIC_RELAXED);
   errno = 0;
   ssize_t r = read(sv[0], &c, 1);
   printf("read: %zd %s\n", r, errno == EBADF ? "EBADF" : "?");
@@ -17,6 +18,7 @@ static void reader(void *arg) {
 
 static void acceptor(void *arg) {
   (void)arg;
+  __atomic_add_fetch(&started, 1, __ATOMIC_RELAXED);
   errno = 0;
   int r = accept(lfd, NULL, NULL);
   printf("accept: %d %s\n", r, errno == EBADF ? "EBADF" : "?");
@@ -30,6 +32,12 @@ int main(void) {
   copystack_waitgroup_add(&wg, 2);
   copystack_go(reader, 0);
   copystack_go(acceptor, 0);
+  // Both at their calls, then 20 ms for them to wait there: closed
+  // before a task reached its call, the descriptor could be a new one
+  // (under qemu in stress + verify mode, a start took longer than 20 ms,
+  // and read met an eventfd of the runtime's: EINVAL).
+  while (__atomic_load_n(&started, __ATOMIC_RELAXED) < 2)
+    copystack_sleep_ns(1000000);
   copystack_sleep_ns(20000000); // both wait now
   close(sv[0]);
   copystack_sleep_ns(20000000);

@@ -31,7 +31,15 @@ static void caller(void *arg) {
 int main(void) {
   copystack_waitgroup_add(&wg, 1);
   copystack_go(caller, 0);
-  copystack_sleep_ns(20000000);
+  // Until the task has made a call (under qemu, with stress and verify
+  // mode, its start may take longer than one sleep): main runs again only
+  // if the task is preempted, or once it gives up.
+  for (int i = 0; i < 100; i++) {
+    copystack_sleep_ns(20000000);
+    if (__atomic_load_n(&calls, __ATOMIC_RELAXED) > 0 ||
+        __atomic_load_n(&gave_up, __ATOMIC_RELAXED))
+      break;
+  }
   int early = !__atomic_load_n(&gave_up, __ATOMIC_RELAXED);
   long seen = __atomic_load_n(&calls, __ATOMIC_RELAXED);
   __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
