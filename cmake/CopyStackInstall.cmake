@@ -6,6 +6,7 @@
 #   lib/copystack/CopyStack.so                clang -fplugin= / -fpass-plugin=
 #   lib/copystack/CopyStack-clang19.so        the plugin CopyStack.so loads
 #   lib/copystack/CopyStackPasses.so          opt -load-pass-plugin=
+#   lib/copystack/aarch64-linux-gnu/          the AArch64 runtime, when built
 #   lib/libcopystack.a, libcopystack.so.*     the runtime
 #   lib/libcopystack_static.a                 the runtime of -static(-pie)
 #   lib/libcopystack_main.a                   main as the first task
@@ -47,6 +48,21 @@ install(TARGETS CopyStack CopyStackPasses
 # What CopyStack.so loads from its own directory (plugin/Shim.c).
 install(TARGETS CopyStackClang
   LIBRARY DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR})
+# The AArch64 runtime scripts/build cross-builds beside this build, for the
+# installed drivers' --target=aarch64-linux-gnu (docs/porting.md), when it
+# was built.
+# The shared one is a component of its own, which the Debian package (an
+# amd64 package: no AArch64 ELF file in it) leaves out
+# (cmake/CopyStackPackaging.cmake).
+if(COPYSTACK_AARCH64_BUILD)
+  install(DIRECTORY ${COPYSTACK_AARCH64_BUILD}/lib/
+    DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR}/aarch64-linux-gnu
+    OPTIONAL FILES_MATCHING PATTERN "libcopystack*.a")
+  install(DIRECTORY ${COPYSTACK_AARCH64_BUILD}/lib/
+    DESTINATION ${COPYSTACK_INSTALL_PLUGINDIR}/aarch64-linux-gnu
+    COMPONENT aarch64_shared
+    OPTIONAL FILES_MATCHING PATTERN "libcopystack.so")
+endif()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/copystack
                   ${COPYSTACK_GENERATED_INCLUDE}/copystack

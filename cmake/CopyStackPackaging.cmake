@@ -4,6 +4,10 @@
 # depends on it; clang-19 brings libLLVM, libclang-cpp, the C and C++
 # development files and binutils. glibc 2.35 for _dl_find_object.
 set(CPACK_GENERATOR DEB)
+# One package of everything installed but the AArch64 shared runtime, an
+# ELF file of another architecture than the package's
+# (cmake/CopyStackInstall.cmake).
+set(CPACK_INSTALL_CMAKE_PROJECTS "${PROJECT_BINARY_DIR};copystack;Unspecified;/")
 set(CPACK_PACKAGE_NAME copystack)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 # Who maintains the package, and its Debian copyright file: a packager's

@@ -61,6 +61,13 @@ function(copystack_instrument target)
 
   target_compile_options(${target} PRIVATE
     "$<$<COMPILE_LANGUAGE:C,CXX>:-fplugin=$<TARGET_FILE:copystack::plugin>>")
+  # AArch64, the port in progress (docs/porting.md): what the drivers pass
+  # for it, the plugin's consent and return addresses never signed.
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    target_compile_options(${target} PRIVATE
+      "$<$<COMPILE_LANGUAGE:C,CXX>:SHELL:-mllvm -copystack-experimental-aarch64>"
+      "$<$<COMPILE_LANGUAGE:C,CXX>:-mbranch-protection=none>")
+  endif()
   target_compile_definitions(${target} PRIVATE __COPYSTACK__=1)
   target_include_directories(${target} PRIVATE
     $<TARGET_PROPERTY:copystack::runtime,INTERFACE_INCLUDE_DIRECTORIES>)
