@@ -37,6 +37,7 @@ TEST(Prologue, BigO0FrameStoresOnlyAtItsTop) {
   PrologueStores ps = scan(code);
   ASSERT_TRUE(ps.known) << ps.why;
   EXPECT_EQ(ps.sp_at_end, -7600);
+  EXPECT_TRUE(ps.stored);
   EXPECT_EQ(ps.lowest, -72);
 }
 
@@ -60,7 +61,29 @@ TEST(Prologue, NothingStored) {
   PrologueStores ps = scan({0xd14007ff}); // sub sp, sp, #1, lsl #12
   ASSERT_TRUE(ps.known);
   EXPECT_EQ(ps.sp_at_end, -4096);
-  EXPECT_EQ(ps.lowest, 0);
+  EXPECT_FALSE(ps.stored);
+}
+
+// Vector stores scale by 16; a prefetch stores nothing; compares and
+// tests write the zero register, not sp; a vector register numbered 29
+// leaves x29 known.
+TEST(Prologue, VectorsPrefetchesAndCompares) {
+  const std::vector<uint32_t> code = {
+      0xadbe07e0, // stp q0, q1, [sp, #-64]!
+      0x3d800be0, // str q0, [sp, #32]
+      0xf98007e0, // prfm pldl1keep, [sp, #8]
+      0xeb01001f, // cmp x0, x1
+      0xf240001f, // tst x0, #1
+      0x6f00e41d, // movi v29.2d, #0
+      0x910003fd, // mov x29, sp
+      0x6f00e41d, // movi v29.2d, #0
+      0xf81f83a1, // stur x1, [x29, #-8]
+  };
+  PrologueStores ps = scan(code);
+  ASSERT_TRUE(ps.known) << ps.why;
+  EXPECT_EQ(ps.sp_at_end, -64);
+  EXPECT_TRUE(ps.stored);
+  EXPECT_EQ(ps.lowest, -72);
 }
 
 // A spill at the frame's bottom before the check (-O0 did this before the
@@ -116,6 +139,8 @@ TEST(Prologue, UnmodelledCodeIsUnknown) {
       {0x4c0073e0, "st1 {v0.16b}, [sp]"},
       {0xb240001f, "orr sp, x0, #1"},
       {0x8b21601f, "add sp, x0, x1"},
+      {0x9adf101f, "irg sp, x0"},
+      {0x9181041f, "addg sp, x0, #16, #1"},
   };
   for (const Case &c : cases) {
     PrologueStores ps = scan({0xd10083ff, c.insn}); // sub sp, sp, #32; ...
@@ -128,6 +153,18 @@ TEST(Prologue, UnmodelledCodeIsUnknown) {
   EXPECT_FALSE(ps.known); // sub x9, sp, #16; mov x9, x0; str x0, [x9]
   ps = scan({0x910003fd, 0xf94003fd, 0xf81f83a1});
   EXPECT_FALSE(ps.known); // mov x29, sp; ldr x29, [sp]; stur x1, [x29, #-8]
+  ps = scan({0x910003fd, 0x4e083c1d, 0xf81f83a1});
+  EXPECT_FALSE(ps.known); // ...; umov x29, v0.d[0]; stur x1, [x29, #-8]
+  ps = scan({0x910003fd, 0x9e66001d, 0xf81f83a1});
+  EXPECT_FALSE(ps.known); // ...; fmov x29, d0; stur x1, [x29, #-8]
+  // A hint may write x30 (paciasp): a store through it is not known.
+  ps = scan({0x910043fe /* add x30, sp, #16 */, 0xf90003c0});
+  EXPECT_TRUE(ps.known); // str x0, [x30]
+  ps = scan({0x910043fe, 0xd503233f /* paciasp */, 0xf90003c0});
+  EXPECT_FALSE(ps.known);
+  // mov sp, x0: sp set from a register not known.
+  ps = scan({0x9100001f});
+  EXPECT_FALSE(ps.known);
 }
 
 TEST(Prologue, OwnCheckRecognised) {

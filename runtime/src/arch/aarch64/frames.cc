@@ -48,52 +48,51 @@ namespace {
 
 // The asking function's code from its entry to its check (the four
 // instructions before the bl of its return address), decoded: a store
-// below the stack is memory not the task's written, a fatal error that
-// names the function; code the decoder does not model leaves the frame
-// unknown, fatal too (docs/porting.md, "The check runs after the frame is
-// set up").
+// below the stack is memory not the task's written (a neighbour's stack:
+// pooled stacks have no inaccessible page between them), a fatal error
+// that names the function; code the decoder does not model is fatal too
+// (docs/porting.md, "The check runs after the frame is set up").
 void check_stores_before_check(const MoreStackBlock *b, const Stack &old) {
-  const char *why = "its function is not instrumented";
-  const uintptr_t bl = b->ret - 4;
-  uintptr_t entry = 0;
-  if (const FrameInfo *fi = frame_info_for_function(b->ret, &why))
-    entry = fi->entry;
-  const uintptr_t check = bl - a64::kCheckInsns * 4;
-  a64::PrologueStores ps;
-  if (entry && entry <= check &&
-      a64::is_own_check(reinterpret_cast<const uint32_t *>(check))) {
-    ps = a64::scan_prologue(reinterpret_cast<const uint32_t *>(entry),
-                            (check - entry) / 4);
-    if (!ps.known)
-      why = ps.why;
-  } else if (entry) {
-    why = "its check is not the own check's instructions";
-  }
   const Demangled demangled(symbol_name(b->ret));
   const char *name = demangled.str();
   const unsigned long below = old.lo - b->sp;
+  const unsigned long size = old.size();
+  const char *why = "unknown";
+  const FrameInfo *fi = frame_info_for_function(b->ret, &why);
+  if (!fi)
+    fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte stack "
+          "of its task at its check, and its code cannot be read: %s",
+          name, below, size, why);
+  const uintptr_t check = b->ret - 4 - a64::kCheckInsns * 4;
+  if (fi->entry > check ||
+      !a64::is_own_check(reinterpret_cast<const uint32_t *>(check)))
+    fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte stack "
+          "of its task at its check, and the instructions before its call "
+          "of __morestack (%#lx) are not the own check's",
+          name, below, size, (unsigned long)(b->ret - 4));
+  const a64::PrologueStores ps = a64::scan_prologue(
+      reinterpret_cast<const uint32_t *>(fi->entry), (check - fi->entry) / 4);
   if (!ps.known)
     fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte stack "
-          "of its task at its check, past the page below the stack, and "
-          "what the function ran before its check is not known (%s, at "
-          "%#lx): the check after the frame covers so big a frame only when "
-          "nothing was stored there (docs/porting.md)",
-          name, below, (unsigned long)old.size(), why,
-          (unsigned long)(entry + ps.stopped_at * 4));
+          "of its task at its check, and what the function ran before its "
+          "check is not known (%s, at %s+%#lx): the check after the frame "
+          "covers so big a frame only when nothing was stored below the "
+          "stack (docs/porting.md)",
+          name, below, size, ps.why, name,
+          (unsigned long)(ps.stopped_at * 4));
+  if (ps.sp_at_end > 0)
+    fatal("%s's code before its check on AArch64 raised its stack pointer "
+          "%ld bytes above its entry's: not a frame's set-up",
+          name, (long)ps.sp_at_end);
   // The entry's stack pointer, from the check's.
   const uintptr_t entry_sp = b->sp - static_cast<uintptr_t>(ps.sp_at_end);
   const uintptr_t lowest = entry_sp + static_cast<uintptr_t>(ps.lowest);
-  if (ps.sp_at_end > 0 || entry_sp > old.hi)
-    fatal("%s's code before its check on AArch64 left its stack pointer "
-          "%ld bytes from its entry's: not a frame's set-up",
-          name, (long)ps.sp_at_end);
-  if (lowest < old.lo)
+  if (ps.stored && lowest < old.lo)
     fatal("%s stored to %lu bytes below its task's %lu-byte stack before "
           "its check on AArch64 (its frame reaches %lu bytes below): memory "
           "not the task's was written. Its frame is bigger than the check "
           "after the frame covers (docs/porting.md)",
-          name, (unsigned long)(old.lo - lowest), (unsigned long)old.size(),
-          below);
+          name, (unsigned long)(old.lo - lowest), size, below);
 }
 
 } // namespace
@@ -106,8 +105,8 @@ void check_stores_before_check(const MoreStackBlock *b, const Stack &old) {
 // buffer that stands for the used part of the stack, block included, from
 // which the copy reads (the frame's bytes below the stack were never
 // written: the prologue stores only at the frame's top, inside the guard
-// band, which check_stores_before_check proves of a frame that reaches
-// past the page below the stack).
+// band, which check_stores_before_check proves of every frame that
+// reaches below the stack).
 Placed place_block(MoreStackBlock *b, const Stack &old) {
   const uintptr_t at = b->sp - sizeof(MoreStackBlock);
   if (at >= old.lo && b->sp <= old.hi) {
@@ -118,11 +117,11 @@ Placed place_block(MoreStackBlock *b, const Stack &old) {
     fatal("__morestack: the asking function's sp %#lx is not below its "
           "stack's top %#lx",
           (unsigned long)b->sp, (unsigned long)old.hi);
-  // The frame reaches more than a page below the stack: what the function
-  // ran before its check must not have stored there (below the page under
-  // the stack, the memory is not the task's). Its instructions say
-  // (prologue.h); code they do not model is a fatal error, not a guess.
-  if (b->sp + kPage < old.lo)
+  // The frame reaches below the stack: what the function ran before its
+  // check must not have stored there (the memory is not the task's). Its
+  // instructions say (prologue.h); code they do not model is a fatal
+  // error, not a guess.
+  if (b->sp < old.lo)
     check_stores_before_check(b, old);
   // The buffer holds [at, old.hi) at offsets from at: the block, then the
   // frame's part below the stack as zeros (none when the sp is on the stack

@@ -36,7 +36,6 @@ struct Regs {
 struct Scan {
   Regs regs;
   PrologueStores out;
-  bool stored = false;
 
   bool stop(size_t i, const char *why) {
     out.known = false;
@@ -46,9 +45,9 @@ struct Scan {
   }
 
   void store(int64_t at) {
-    if (!stored || at < out.lowest)
+    if (!out.stored || at < out.lowest)
       out.lowest = at;
-    stored = true;
+    out.stored = true;
   }
 
   // A general register written by an instruction that is not modelled
@@ -62,13 +61,16 @@ struct Scan {
   // One load or store (or pair) through base rn, the lowest byte it
   // reaches at offset imm unless post-indexed, written back when pre- or
   // post-indexed.
+  // A prefetch (prfm) neither loads nor stores, and its rt names no
+  // register.
   bool access(size_t i, bool is_store, unsigned rn, int64_t imm, bool post,
-              bool writeback, unsigned rt, int rt2, bool vector) {
+              bool writeback, unsigned rt, int rt2, bool vector,
+              bool prefetch = false) {
     if (is_store) {
       if (!regs.known[rn])
         return stop(i, "a store through a register not known");
       store(regs.off[rn] + (post ? 0 : imm));
-    } else if (!vector) {
+    } else if (!vector && !prefetch) {
       clobber(rt);
       if (rt2 >= 0)
         clobber(static_cast<unsigned>(rt2));
@@ -83,9 +85,15 @@ struct Scan {
   }
 
   bool step(size_t i, uint32_t w) {
-    // Hints (nop, bti, paciasp, ...) and mrs of a system register.
-    if ((w & 0xfffff01fu) == 0xd503201fu)
+    // Hints (nop, bti, ...) and mrs of a system register. Some hints
+    // write x16, x17 or x30 (chkfeat, pacia1716, paciasp): not known after
+    // any.
+    if ((w & 0xfffff01fu) == 0xd503201fu) {
+      clobber(16);
+      clobber(17);
+      clobber(30);
       return true;
+    }
     if ((w & 0xfff00000u) == 0xd5300000u) {
       clobber(bits(w, 4, 0));
       return true;
@@ -112,27 +120,38 @@ struct Scan {
           regs.set(rd, false);
         return true;
       }
-      // Logical (immediate) writes sp for rd 31 unless it sets flags.
+      // Logical (immediate) writes sp for rd 31 unless it sets flags, and
+      // so do the tag forms beside add/sub (addg, subg).
       if (bits(w, 28, 23) == 0x24 && rd == kSp && bits(w, 30, 29) != 3)
         return stop(i, "sp set by a logical immediate");
+      if (bits(w, 28, 23) == 0x23 && rd == kSp)
+        return stop(i, "sp set by an instruction not modelled");
       clobber(rd); // adr, adrp, movz/movn/movk, bitfield, extract
       return true;
     }
     // Data processing, register.
     if ((op0 & 0x7) == 0x5) {
       const unsigned rd = bits(w, 4, 0);
-      // add/sub (extended register) writes sp for rd 31 unless it sets
-      // flags.
-      if (bits(w, 28, 24) == 0x0b && bits(w, 21, 21) && rd == kSp &&
-          !bits(w, 29, 29))
-        return stop(i, "sp set from a register");
+      // Register 31 is the zero register for the flag-setting logical and
+      // add/sub forms (tst, cmp); in others it may be sp (add/sub of an
+      // extended register, irg, addpt): not modelled.
+      const uint32_t cls = bits(w, 28, 24);
+      if (rd == kSp && !((cls == 0x0a || cls == 0x0b) && bits(w, 29, 29)))
+        return stop(i, "register 31 written by a register form");
       clobber(rd);
       return true;
     }
-    // SIMD and floating point data processing: no memory, no sp; some
-    // forms (fmov, umov) write a general register.
+    // SIMD and floating point data processing: no memory, no sp; the
+    // conversions between floating point and integers (fmov, fcvtzs...)
+    // and smov/umov write a general register.
     if ((op0 & 0x7) == 0x7) {
-      clobber(bits(w, 4, 0));
+      const bool fp_int = bits(w, 28, 24) == 0x1e && bits(w, 21, 21) &&
+                          bits(w, 15, 10) == 0;
+      const bool to_gpr = bits(w, 31, 31) == 0 && bits(w, 28, 21) == 0x70 &&
+                          bits(w, 15, 15) == 0 &&
+                          (bits(w, 14, 11) == 5 || bits(w, 14, 11) == 7);
+      if (fp_int || to_gpr)
+        clobber(bits(w, 4, 0));
       return true;
     }
     // Loads and stores.
@@ -156,33 +175,34 @@ struct Scan {
       }
       if (bits(w, 29, 27) == 0x7) { // load/store register
         const unsigned size = bits(w, 31, 30), opc = bits(w, 23, 22);
-        bool is_store;
-        unsigned bytes;
+        bool is_store = false;
+        unsigned bytes = 1;
         if (vector) {
           is_store = (opc & 1) == 0;
           bytes = opc & 2 ? 16 : 1u << size;
           if ((opc & 2) && size != 0)
             return stop(i, "a vector load/store not modelled");
-        } else {
+        }
+        bool prefetch = false;
+        if (!vector) {
           is_store = opc == 0;
           bytes = 1u << size;
-          if (size == 3 && opc == 2) // prfm: neither loads nor stores
-            is_store = false;
+          prefetch = size == 3 && opc == 2; // prfm, prfum
         }
         if (bits(w, 25, 24) == 1) { // unsigned offset
           const int64_t imm =
               static_cast<int64_t>(bits(w, 21, 10)) * bytes;
-          return access(i, is_store, rn, imm, false, false, rt, -1,
-                        vector);
+          return access(i, is_store, rn, imm, false, false, rt, -1, vector,
+                        prefetch);
         }
         if (bits(w, 25, 24) == 0 && !bits(w, 21, 21)) {
           const unsigned idx = bits(w, 11, 10);
           const int64_t imm = sign_extend(bits(w, 20, 12), 9);
           if (idx == 2) // unprivileged: an ordinary access here
             return access(i, is_store, rn, imm, false, false, rt, -1,
-                          vector);
+                          vector, prefetch);
           return access(i, is_store, rn, imm, idx == 1, idx != 0, rt, -1,
-                        vector);
+                        vector, prefetch);
         }
         if (!is_store) { // register offset, literal, atomics: loads only
           if (bits(w, 25, 24) == 0 && bits(w, 21, 21) &&

@@ -38,7 +38,8 @@ bool is_own_check(const uint32_t *insns);
 struct PrologueStores {
   bool known = false;    // every instruction decoded
   int64_t sp_at_end = 0; // sp after them, from the entry's sp
-  int64_t lowest = 0;    // lowest byte stored, from the entry's sp (0: none)
+  bool stored = false;   // some instruction stored
+  int64_t lowest = 0;    // the lowest byte stored, from the entry's sp
   size_t stopped_at = 0; // !known: the index of the instruction not modelled
   const char *why = nullptr; // !known: what it is
 };
