@@ -449,6 +449,10 @@ static void maxLiveRegisters(const Function &F, unsigned &MaxGpr,
   DenseMap<const Value *, unsigned> Index;
   SmallVector<unsigned, 64> Gprs, Vecs;
   auto Number = [&](const Value *V) {
+    // A local's address is the frame's base plus a constant: rebuilt where
+    // used, never spilled.
+    if (isa<AllocaInst>(V))
+      return;
     unsigned G, W;
     registersOf(V->getType(), DL, G, W);
     if (!G && !W)
@@ -492,26 +496,32 @@ static void maxLiveRegisters(const Function &F, unsigned &MaxGpr,
     }
     return L;
   };
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    for (const BasicBlock &BB : reverse(F)) {
-      BitVector NewOut(N);
-      for (const BasicBlock *S : successors(&BB)) {
-        NewOut |= In[S];
-        for (const PHINode &P : S->phis()) {
-          if (int D = Idx(&P); D >= 0)
-            NewOut.reset(D);
-          if (int O = Idx(P.getIncomingValueForBlock(&BB)); O >= 0)
-            NewOut.set(O);
-        }
-      }
-      BitVector NewIn = LiveIn(BB, NewOut);
-      if (NewOut != Out[&BB] || NewIn != In[&BB]) {
-        Out[&BB] = std::move(NewOut);
-        In[&BB] = std::move(NewIn);
-        Changed = true;
-      }
+  // A worklist from the last block up: a block is looked at again when a
+  // successor's live-in set grew. (A successor's live-in set never holds
+  // its own phis' results: LiveIn takes them as defined at its start.)
+  SmallVector<const BasicBlock *, 32> Work;
+  SmallPtrSet<const BasicBlock *, 32> Queued;
+  for (const BasicBlock &BB : F) {
+    Work.push_back(&BB);
+    Queued.insert(&BB);
+  }
+  while (!Work.empty()) {
+    const BasicBlock *BB = Work.pop_back_val();
+    Queued.erase(BB);
+    BitVector NewOut(N);
+    for (const BasicBlock *S : successors(BB)) {
+      NewOut |= In[S];
+      for (const PHINode &P : S->phis())
+        if (int O = Idx(P.getIncomingValueForBlock(BB)); O >= 0)
+          NewOut.set(O);
+    }
+    BitVector NewIn = LiveIn(*BB, NewOut);
+    Out[BB] = std::move(NewOut);
+    if (NewIn != In[BB]) {
+      In[BB] = std::move(NewIn);
+      for (const BasicBlock *P : predecessors(BB))
+        if (Queued.insert(P).second)
+          Work.push_back(P);
     }
   }
   MaxGpr = MaxVec = 0;
@@ -558,7 +568,7 @@ static void maxLiveRegisters(const Function &F, unsigned &MaxGpr,
 // (kLeafGprs general, kLeafVecs vector: AArch64 has 31 and 32, less the
 // platform, frame and scratch registers and a margin for the temporaries
 // instruction selection makes); -O0's allocator gives every value used
-// outside its block a slot of its own.
+// outside its block a slot of its own, and the larger of the two counts.
 static bool leafMayOutgrowBudget(const Function &F) {
   if (localBytesAbove(F, COPYSTACK_PROBE_FRAME))
     return true;
@@ -569,24 +579,28 @@ static bool leafMayOutgrowBudget(const Function &F) {
       if (std::optional<TypeSize> Size = AI->getAllocationSize(DL))
         Locals += Size->getFixedValue();
   uint64_t Spills = 0;
+  unsigned MaxGpr, MaxVec;
+  maxLiveRegisters(F, MaxGpr, MaxVec);
+  if (MaxGpr > kLeafGprs)
+    Spills += 8 * uint64_t(MaxGpr - kLeafGprs);
+  if (MaxVec > kLeafVecs)
+    Spills += 16 * uint64_t(MaxVec - kLeafVecs);
   if (F.hasOptNone()) {
+    uint64_t Slots = 0;
     for (const BasicBlock &BB : F)
       for (const Instruction &I : BB) {
+        unsigned G, W;
+        registersOf(I.getType(), DL, G, W);
+        if ((!G && !W) || isa<AllocaInst>(I))
+          continue;
         bool Out = any_of(I.users(), [&](const User *U) {
           const auto *UI = cast<Instruction>(U);
           return UI->getParent() != &BB || isa<PHINode>(UI);
         });
-        if (Out && !I.getType()->isVoidTy())
-          Spills +=
-              alignTo(DL.getTypeStoreSize(I.getType()).getKnownMinValue(), 8);
+        if (Out)
+          Slots += 8 * uint64_t(G) + 16 * uint64_t(W);
       }
-  } else {
-    unsigned MaxGpr, MaxVec;
-    maxLiveRegisters(F, MaxGpr, MaxVec);
-    if (MaxGpr > kLeafGprs)
-      Spills += 8 * uint64_t(MaxGpr - kLeafGprs);
-    if (MaxVec > kLeafVecs)
-      Spills += 16 * uint64_t(MaxVec - kLeafVecs);
+    Spills = std::max(Spills, Slots);
   }
   return Locals + Spills > COPYSTACK_PROBE_FRAME;
 }
@@ -605,6 +619,12 @@ bool setAttributes(Function &F, bool HasLocals) {
       // its caller's (leafMayOutgrowBudget).
       if (!makesNoCalls(F) || leafMayOutgrowBudget(F))
         WantsOwnCheck = true;
+      // -fstack-clash-protection's probes store into each page of a big
+      // frame before the check runs: below a task's stack, that is a
+      // neighbour's memory. The check sizes every frame exactly; the
+      // probes go (docs/limitations.md).
+      F.removeFnAttr("probe-stack");
+      F.removeFnAttr("stack-probe-size");
     } else if (PrologueOpt == Prologue::Own) {
       // A frame too big for the guard band's budget is checked by LLVM's
       // stack probe, before it is taken; any other needs a check only

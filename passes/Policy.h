@@ -47,14 +47,13 @@ bool isSetjmp(llvm::StringRef Name);
 /// AArch64). What the backend stores before the check (callee-saved
 /// registers at the frame's top, and at -O0 spills at its bottom) lands at
 /// most the frame's size below its caller's checked frame, which is at
-/// least the 928-byte guard band above the stack's bottom: a frame of up
-/// to this many bytes of locals, plus its callee-saved area and spills,
-/// stays above the stack's bottom or within the inaccessible page below
-/// it (a fault, reported as an overflow), never beyond. A function with
-/// more runs on the thread's stack. A frame that reaches past that page
-/// anyway (spills) grows only when the code before its check stored
-/// nothing below the stack, which the runtime reads from the instructions
-/// (arch/aarch64/prologue.h); otherwise it stops the program.
+/// least the 928-byte guard band above the stack's bottom. A frame that
+/// reaches below the stack at its check grows only when the code before
+/// the check stored nothing there, which the runtime reads from the
+/// instructions (arch/aarch64/prologue.h); otherwise it stops the
+/// program. A function with more locals than this runs on the thread's
+/// stack, so that such frames stay rare (a function whose locals make
+/// most of its frame has them written before its check more often).
 constexpr uint64_t kUncheckedFrameLocals = 3072;
 
 /// The registers a leaf's values are taken to fit in without spills where

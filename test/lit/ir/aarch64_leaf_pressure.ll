@@ -644,3 +644,282 @@ next:
   %s29 = add i64 %s28, %v29
   ret i64 %s29
 }
+
+; Values carried around a loop: 60 phis at the header, each fed the
+; next one (a rotation) from the latch, whose branch lists the exit first;
+; the exit sums them all. They are all live through the body: checked.
+; CHECK-LABEL: define i64 @carried(
+; CHECK: call {{.*}}asm sideeffect "mrs x16
+define i64 @carried(ptr %p, i64 %n) {
+entry:
+  %g0 = getelementptr i64, ptr %p, i64 0
+  %i0 = load volatile i64, ptr %g0
+  %g1 = getelementptr i64, ptr %p, i64 1
+  %i1 = load volatile i64, ptr %g1
+  %g2 = getelementptr i64, ptr %p, i64 2
+  %i2 = load volatile i64, ptr %g2
+  %g3 = getelementptr i64, ptr %p, i64 3
+  %i3 = load volatile i64, ptr %g3
+  %g4 = getelementptr i64, ptr %p, i64 4
+  %i4 = load volatile i64, ptr %g4
+  %g5 = getelementptr i64, ptr %p, i64 5
+  %i5 = load volatile i64, ptr %g5
+  %g6 = getelementptr i64, ptr %p, i64 6
+  %i6 = load volatile i64, ptr %g6
+  %g7 = getelementptr i64, ptr %p, i64 7
+  %i7 = load volatile i64, ptr %g7
+  %g8 = getelementptr i64, ptr %p, i64 8
+  %i8 = load volatile i64, ptr %g8
+  %g9 = getelementptr i64, ptr %p, i64 9
+  %i9 = load volatile i64, ptr %g9
+  %g10 = getelementptr i64, ptr %p, i64 10
+  %i10 = load volatile i64, ptr %g10
+  %g11 = getelementptr i64, ptr %p, i64 11
+  %i11 = load volatile i64, ptr %g11
+  %g12 = getelementptr i64, ptr %p, i64 12
+  %i12 = load volatile i64, ptr %g12
+  %g13 = getelementptr i64, ptr %p, i64 13
+  %i13 = load volatile i64, ptr %g13
+  %g14 = getelementptr i64, ptr %p, i64 14
+  %i14 = load volatile i64, ptr %g14
+  %g15 = getelementptr i64, ptr %p, i64 15
+  %i15 = load volatile i64, ptr %g15
+  %g16 = getelementptr i64, ptr %p, i64 16
+  %i16 = load volatile i64, ptr %g16
+  %g17 = getelementptr i64, ptr %p, i64 17
+  %i17 = load volatile i64, ptr %g17
+  %g18 = getelementptr i64, ptr %p, i64 18
+  %i18 = load volatile i64, ptr %g18
+  %g19 = getelementptr i64, ptr %p, i64 19
+  %i19 = load volatile i64, ptr %g19
+  %g20 = getelementptr i64, ptr %p, i64 20
+  %i20 = load volatile i64, ptr %g20
+  %g21 = getelementptr i64, ptr %p, i64 21
+  %i21 = load volatile i64, ptr %g21
+  %g22 = getelementptr i64, ptr %p, i64 22
+  %i22 = load volatile i64, ptr %g22
+  %g23 = getelementptr i64, ptr %p, i64 23
+  %i23 = load volatile i64, ptr %g23
+  %g24 = getelementptr i64, ptr %p, i64 24
+  %i24 = load volatile i64, ptr %g24
+  %g25 = getelementptr i64, ptr %p, i64 25
+  %i25 = load volatile i64, ptr %g25
+  %g26 = getelementptr i64, ptr %p, i64 26
+  %i26 = load volatile i64, ptr %g26
+  %g27 = getelementptr i64, ptr %p, i64 27
+  %i27 = load volatile i64, ptr %g27
+  %g28 = getelementptr i64, ptr %p, i64 28
+  %i28 = load volatile i64, ptr %g28
+  %g29 = getelementptr i64, ptr %p, i64 29
+  %i29 = load volatile i64, ptr %g29
+  %g30 = getelementptr i64, ptr %p, i64 30
+  %i30 = load volatile i64, ptr %g30
+  %g31 = getelementptr i64, ptr %p, i64 31
+  %i31 = load volatile i64, ptr %g31
+  %g32 = getelementptr i64, ptr %p, i64 32
+  %i32 = load volatile i64, ptr %g32
+  %g33 = getelementptr i64, ptr %p, i64 33
+  %i33 = load volatile i64, ptr %g33
+  %g34 = getelementptr i64, ptr %p, i64 34
+  %i34 = load volatile i64, ptr %g34
+  %g35 = getelementptr i64, ptr %p, i64 35
+  %i35 = load volatile i64, ptr %g35
+  %g36 = getelementptr i64, ptr %p, i64 36
+  %i36 = load volatile i64, ptr %g36
+  %g37 = getelementptr i64, ptr %p, i64 37
+  %i37 = load volatile i64, ptr %g37
+  %g38 = getelementptr i64, ptr %p, i64 38
+  %i38 = load volatile i64, ptr %g38
+  %g39 = getelementptr i64, ptr %p, i64 39
+  %i39 = load volatile i64, ptr %g39
+  %g40 = getelementptr i64, ptr %p, i64 40
+  %i40 = load volatile i64, ptr %g40
+  %g41 = getelementptr i64, ptr %p, i64 41
+  %i41 = load volatile i64, ptr %g41
+  %g42 = getelementptr i64, ptr %p, i64 42
+  %i42 = load volatile i64, ptr %g42
+  %g43 = getelementptr i64, ptr %p, i64 43
+  %i43 = load volatile i64, ptr %g43
+  %g44 = getelementptr i64, ptr %p, i64 44
+  %i44 = load volatile i64, ptr %g44
+  %g45 = getelementptr i64, ptr %p, i64 45
+  %i45 = load volatile i64, ptr %g45
+  %g46 = getelementptr i64, ptr %p, i64 46
+  %i46 = load volatile i64, ptr %g46
+  %g47 = getelementptr i64, ptr %p, i64 47
+  %i47 = load volatile i64, ptr %g47
+  %g48 = getelementptr i64, ptr %p, i64 48
+  %i48 = load volatile i64, ptr %g48
+  %g49 = getelementptr i64, ptr %p, i64 49
+  %i49 = load volatile i64, ptr %g49
+  %g50 = getelementptr i64, ptr %p, i64 50
+  %i50 = load volatile i64, ptr %g50
+  %g51 = getelementptr i64, ptr %p, i64 51
+  %i51 = load volatile i64, ptr %g51
+  %g52 = getelementptr i64, ptr %p, i64 52
+  %i52 = load volatile i64, ptr %g52
+  %g53 = getelementptr i64, ptr %p, i64 53
+  %i53 = load volatile i64, ptr %g53
+  %g54 = getelementptr i64, ptr %p, i64 54
+  %i54 = load volatile i64, ptr %g54
+  %g55 = getelementptr i64, ptr %p, i64 55
+  %i55 = load volatile i64, ptr %g55
+  %g56 = getelementptr i64, ptr %p, i64 56
+  %i56 = load volatile i64, ptr %g56
+  %g57 = getelementptr i64, ptr %p, i64 57
+  %i57 = load volatile i64, ptr %g57
+  %g58 = getelementptr i64, ptr %p, i64 58
+  %i58 = load volatile i64, ptr %g58
+  %g59 = getelementptr i64, ptr %p, i64 59
+  %i59 = load volatile i64, ptr %g59
+  br label %header
+header:
+  %k = phi i64 [ 0, %entry ], [ %k1, %header ]
+  %c0 = phi i64 [ %i0, %entry ], [ %c1, %header ]
+  %c1 = phi i64 [ %i1, %entry ], [ %c2, %header ]
+  %c2 = phi i64 [ %i2, %entry ], [ %c3, %header ]
+  %c3 = phi i64 [ %i3, %entry ], [ %c4, %header ]
+  %c4 = phi i64 [ %i4, %entry ], [ %c5, %header ]
+  %c5 = phi i64 [ %i5, %entry ], [ %c6, %header ]
+  %c6 = phi i64 [ %i6, %entry ], [ %c7, %header ]
+  %c7 = phi i64 [ %i7, %entry ], [ %c8, %header ]
+  %c8 = phi i64 [ %i8, %entry ], [ %c9, %header ]
+  %c9 = phi i64 [ %i9, %entry ], [ %c10, %header ]
+  %c10 = phi i64 [ %i10, %entry ], [ %c11, %header ]
+  %c11 = phi i64 [ %i11, %entry ], [ %c12, %header ]
+  %c12 = phi i64 [ %i12, %entry ], [ %c13, %header ]
+  %c13 = phi i64 [ %i13, %entry ], [ %c14, %header ]
+  %c14 = phi i64 [ %i14, %entry ], [ %c15, %header ]
+  %c15 = phi i64 [ %i15, %entry ], [ %c16, %header ]
+  %c16 = phi i64 [ %i16, %entry ], [ %c17, %header ]
+  %c17 = phi i64 [ %i17, %entry ], [ %c18, %header ]
+  %c18 = phi i64 [ %i18, %entry ], [ %c19, %header ]
+  %c19 = phi i64 [ %i19, %entry ], [ %c20, %header ]
+  %c20 = phi i64 [ %i20, %entry ], [ %c21, %header ]
+  %c21 = phi i64 [ %i21, %entry ], [ %c22, %header ]
+  %c22 = phi i64 [ %i22, %entry ], [ %c23, %header ]
+  %c23 = phi i64 [ %i23, %entry ], [ %c24, %header ]
+  %c24 = phi i64 [ %i24, %entry ], [ %c25, %header ]
+  %c25 = phi i64 [ %i25, %entry ], [ %c26, %header ]
+  %c26 = phi i64 [ %i26, %entry ], [ %c27, %header ]
+  %c27 = phi i64 [ %i27, %entry ], [ %c28, %header ]
+  %c28 = phi i64 [ %i28, %entry ], [ %c29, %header ]
+  %c29 = phi i64 [ %i29, %entry ], [ %c30, %header ]
+  %c30 = phi i64 [ %i30, %entry ], [ %c31, %header ]
+  %c31 = phi i64 [ %i31, %entry ], [ %c32, %header ]
+  %c32 = phi i64 [ %i32, %entry ], [ %c33, %header ]
+  %c33 = phi i64 [ %i33, %entry ], [ %c34, %header ]
+  %c34 = phi i64 [ %i34, %entry ], [ %c35, %header ]
+  %c35 = phi i64 [ %i35, %entry ], [ %c36, %header ]
+  %c36 = phi i64 [ %i36, %entry ], [ %c37, %header ]
+  %c37 = phi i64 [ %i37, %entry ], [ %c38, %header ]
+  %c38 = phi i64 [ %i38, %entry ], [ %c39, %header ]
+  %c39 = phi i64 [ %i39, %entry ], [ %c40, %header ]
+  %c40 = phi i64 [ %i40, %entry ], [ %c41, %header ]
+  %c41 = phi i64 [ %i41, %entry ], [ %c42, %header ]
+  %c42 = phi i64 [ %i42, %entry ], [ %c43, %header ]
+  %c43 = phi i64 [ %i43, %entry ], [ %c44, %header ]
+  %c44 = phi i64 [ %i44, %entry ], [ %c45, %header ]
+  %c45 = phi i64 [ %i45, %entry ], [ %c46, %header ]
+  %c46 = phi i64 [ %i46, %entry ], [ %c47, %header ]
+  %c47 = phi i64 [ %i47, %entry ], [ %c48, %header ]
+  %c48 = phi i64 [ %i48, %entry ], [ %c49, %header ]
+  %c49 = phi i64 [ %i49, %entry ], [ %c50, %header ]
+  %c50 = phi i64 [ %i50, %entry ], [ %c51, %header ]
+  %c51 = phi i64 [ %i51, %entry ], [ %c52, %header ]
+  %c52 = phi i64 [ %i52, %entry ], [ %c53, %header ]
+  %c53 = phi i64 [ %i53, %entry ], [ %c54, %header ]
+  %c54 = phi i64 [ %i54, %entry ], [ %c55, %header ]
+  %c55 = phi i64 [ %i55, %entry ], [ %c56, %header ]
+  %c56 = phi i64 [ %i56, %entry ], [ %c57, %header ]
+  %c57 = phi i64 [ %i57, %entry ], [ %c58, %header ]
+  %c58 = phi i64 [ %i58, %entry ], [ %c59, %header ]
+  %c59 = phi i64 [ %i59, %entry ], [ %c0, %header ]
+  %k1 = add i64 %k, 1
+  %done = icmp eq i64 %k1, %n
+  br i1 %done, label %exit, label %header
+exit:
+  %s1 = xor i64 %c0, %c1
+  %s2 = xor i64 %s1, %c2
+  %s3 = xor i64 %s2, %c3
+  %s4 = xor i64 %s3, %c4
+  %s5 = xor i64 %s4, %c5
+  %s6 = xor i64 %s5, %c6
+  %s7 = xor i64 %s6, %c7
+  %s8 = xor i64 %s7, %c8
+  %s9 = xor i64 %s8, %c9
+  %s10 = xor i64 %s9, %c10
+  %s11 = xor i64 %s10, %c11
+  %s12 = xor i64 %s11, %c12
+  %s13 = xor i64 %s12, %c13
+  %s14 = xor i64 %s13, %c14
+  %s15 = xor i64 %s14, %c15
+  %s16 = xor i64 %s15, %c16
+  %s17 = xor i64 %s16, %c17
+  %s18 = xor i64 %s17, %c18
+  %s19 = xor i64 %s18, %c19
+  %s20 = xor i64 %s19, %c20
+  %s21 = xor i64 %s20, %c21
+  %s22 = xor i64 %s21, %c22
+  %s23 = xor i64 %s22, %c23
+  %s24 = xor i64 %s23, %c24
+  %s25 = xor i64 %s24, %c25
+  %s26 = xor i64 %s25, %c26
+  %s27 = xor i64 %s26, %c27
+  %s28 = xor i64 %s27, %c28
+  %s29 = xor i64 %s28, %c29
+  %s30 = xor i64 %s29, %c30
+  %s31 = xor i64 %s30, %c31
+  %s32 = xor i64 %s31, %c32
+  %s33 = xor i64 %s32, %c33
+  %s34 = xor i64 %s33, %c34
+  %s35 = xor i64 %s34, %c35
+  %s36 = xor i64 %s35, %c36
+  %s37 = xor i64 %s36, %c37
+  %s38 = xor i64 %s37, %c38
+  %s39 = xor i64 %s38, %c39
+  %s40 = xor i64 %s39, %c40
+  %s41 = xor i64 %s40, %c41
+  %s42 = xor i64 %s41, %c42
+  %s43 = xor i64 %s42, %c43
+  %s44 = xor i64 %s43, %c44
+  %s45 = xor i64 %s44, %c45
+  %s46 = xor i64 %s45, %c46
+  %s47 = xor i64 %s46, %c47
+  %s48 = xor i64 %s47, %c48
+  %s49 = xor i64 %s48, %c49
+  %s50 = xor i64 %s49, %c50
+  %s51 = xor i64 %s50, %c51
+  %s52 = xor i64 %s51, %c52
+  %s53 = xor i64 %s52, %c53
+  %s54 = xor i64 %s53, %c54
+  %s55 = xor i64 %s54, %c55
+  %s56 = xor i64 %s55, %c56
+  %s57 = xor i64 %s56, %c57
+  %s58 = xor i64 %s57, %c58
+  %s59 = xor i64 %s58, %c59
+  ret i64 %s59
+}
+
+; -fstack-clash-protection ("probe-stack"="inline-asm") on a function that
+; runs on a copyable stack: its probes would store into the frame's pages
+; before the check, below the stack when the frame is bigger than the room
+; left. The attribute goes; the check sizes the frame.
+; RUN: %opt -passes=copystack -copystack-experimental-aarch64 -S %s | FileCheck %s --check-prefix=CLASH
+; RUN: %opt -passes=copystack -copystack-experimental-aarch64 %s | %llc -O2 -o - | FileCheck %s --check-prefix=CLASH-ASM
+; CLASH-NOT: "probe-stack"
+; CLASH-NOT: "stack-probe-size"
+; CLASH-ASM-LABEL: clash:
+; CLASH-ASM: sub sp, sp, #2048
+; CLASH-ASM-NOT: str xzr, [sp]
+; CLASH-ASM: mrs x16, TPIDR_EL0
+declare void @use(ptr)
+define i8 @clash(i64 %i) #7 {
+  %buf = alloca [2048 x i8], align 8
+  %p = getelementptr i8, ptr %buf, i64 %i
+  store volatile i8 1, ptr %p
+  call void @use(ptr null)
+  %v = load volatile i8, ptr %buf
+  ret i8 %v
+}
+attributes #7 = { "probe-stack"="inline-asm" "stack-probe-size"="1024" }
