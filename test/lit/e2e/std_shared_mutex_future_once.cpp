@@ -13,9 +13,12 @@
 // - std::latch and std::barrier (atomic waits, inline): 500 tasks.
 // - std::thread::join (out of line) from 200 tasks.
 // The threads are counted while every task of a part waits, and again for
-// up to 2 s until they are few: on a loaded machine the OS may keep a
+// up to 10 s until they are few: on a loaded machine the OS may keep a
 // worker off its CPU in a foreign call long enough for the monitor to
-// start a spare, and the replaced thread needs a moment to end.
+// start a spare, and the replaced thread needs a moment to end (under
+// qemu on a machine running other suites too, 2 s was not always enough
+// for the latch and barrier part). Tasks that held their threads would
+// hold them for all of it: they wait until the count is taken.
 // RUN: %cxx -std=c++20 %s -o %t
 // RUN: env COPYSTACK_WORKERS=2 %run %t | FileCheck %s
 // RUN: env COPYSTACK_WORKERS=1 %run %t | FileCheck %s
@@ -52,10 +55,10 @@ template <class F, class R> static const char *tasks(int n, F f, R release) {
     });
   while (started.load() < n)
     copystack_sleep_ns(1000 * 1000);
-  // Few once they all wait, for as long as they wait (up to 2 s here).
+  // Few once they all wait, for as long as they wait (up to 10 s here).
   const int few = copystack_workers() + 4;
   int threads = cs_thread_count();
-  for (int ms = 0; threads > few && ms < 2000; ms++) {
+  for (int ms = 0; threads > few && ms < 10000; ms++) {
     copystack_sleep_ns(1000 * 1000);
     threads = cs_thread_count();
   }
