@@ -48,12 +48,7 @@ int main(void) {
   for (int i = 0; i < N; i++)
     va[i] = i * 7 + 1;
   for (long depth = 0; depth < 40; depth++) {
-    if (copystack_in_task()) {
-      cs_fixed_start(0);
-      copystack_run(run, (void *)depth);
-    } else {
-      run((void *)depth);
-    }
+    cs_fresh_task_any(run, (void *)depth);
     printf("depth %ld: %ld\n", depth, result);
   }
   printf("done\n");

@@ -59,12 +59,7 @@ static void run(void *arg) {
 int main(void) {
   int ran = 0;
   for (long depth = 0; depth < 40; depth++) {
-    if (copystack_in_task()) {
-      cs_fixed_start(0);
-      copystack_run(run, (void *)depth);
-    } else {
-      run((void *)depth);
-    }
+    cs_fresh_task_any(run, (void *)depth);
     printf("depth %ld: %ld\n", depth, result);
     ran++;
   }
