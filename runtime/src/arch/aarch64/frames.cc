@@ -53,8 +53,9 @@ namespace {
 // that names the function; code the decoder does not model is fatal too
 // (docs/porting.md, "The check runs after the frame is set up").
 void check_stores_before_check(const MoreStackBlock *b, const Stack &old) {
-  const Demangled demangled(symbol_name(b->ret));
-  const char *name = demangled.str();
+  // The function's name only for a fatal error (a growth that goes on
+  // looks nothing up).
+  auto name = [b] { return Demangled(symbol_name(b->ret)); };
   const unsigned long below = old.lo - b->sp;
   const unsigned long size = old.size();
   const char *why = "unknown";
@@ -62,28 +63,28 @@ void check_stores_before_check(const MoreStackBlock *b, const Stack &old) {
   if (!fi)
     fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte stack "
           "of its task at its check, and its code cannot be read: %s",
-          name, below, size, why);
+          name().str(), below, size, why);
   const uintptr_t check = b->ret - 4 - a64::kCheckInsns * 4;
   if (fi->entry > check ||
       !a64::is_own_check(reinterpret_cast<const uint32_t *>(check)))
     fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte stack "
           "of its task at its check, and the instructions before its call "
           "of __morestack (%#lx) are not the own check's",
-          name, below, size, (unsigned long)(b->ret - 4));
+          name().str(), below, size, (unsigned long)(b->ret - 4));
   const a64::PrologueStores ps = a64::scan_prologue(
       reinterpret_cast<const uint32_t *>(fi->entry), (check - fi->entry) / 4);
   if (!ps.known)
     fatal("%s's frame on AArch64 reaches %lu bytes below the %lu-byte stack "
           "of its task at its check, and what the function ran before its "
-          "check is not known (%s, at %s+%#lx): the check after the frame "
-          "covers so big a frame only when nothing was stored below the "
-          "stack (docs/porting.md)",
-          name, below, size, ps.why, name,
+          "check is not known (%s, at +%#lx from its entry): the check "
+          "after the frame covers so big a frame only when nothing was "
+          "stored below the stack (docs/porting.md)",
+          name().str(), below, size, ps.why,
           (unsigned long)(ps.stopped_at * 4));
   if (ps.sp_at_end > 0)
     fatal("%s's code before its check on AArch64 raised its stack pointer "
           "%ld bytes above its entry's: not a frame's set-up",
-          name, (long)ps.sp_at_end);
+          name().str(), (long)ps.sp_at_end);
   // The entry's stack pointer, from the check's.
   const uintptr_t entry_sp = b->sp - static_cast<uintptr_t>(ps.sp_at_end);
   const uintptr_t lowest = entry_sp + static_cast<uintptr_t>(ps.lowest);
@@ -92,7 +93,7 @@ void check_stores_before_check(const MoreStackBlock *b, const Stack &old) {
           "its check on AArch64 (its frame reaches %lu bytes below): memory "
           "not the task's was written. Its frame is bigger than the check "
           "after the frame covers (docs/porting.md)",
-          name, (unsigned long)(old.lo - lowest), size, below);
+          name().str(), (unsigned long)(old.lo - lowest), size, below);
 }
 
 } // namespace
