@@ -26,6 +26,7 @@
 #include <spawn.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -152,6 +153,38 @@ bool in_executable(uintptr_t pc, uintptr_t *bias) {
   return s.found;
 }
 
+// The executable, for the symbolizer: a descriptor of it that the dump
+// opens while the symbolizer runs (ExeFd, below), named through
+// /proc/PID/fd. Not /proc/PID/exe: under qemu-user that is the emulator,
+// while the program's own open of /proc/self/exe (which qemu answers)
+// gives the program; natively the two are the same file.
+int g_exe_fd = -1;
+
+void executable_path(char *path, size_t len) {
+  if (g_exe_fd >= 0)
+    snprintf(path, len, "/proc/%d/fd/%d", static_cast<int>(getpid()),
+             g_exe_fd);
+  else
+    snprintf(path, len, "/proc/%d/exe", static_cast<int>(getpid()));
+}
+
+// Raw system calls, as os_threads' in deadlock.cc: ThreadSanitizer would
+// track the descriptor through the C library's calls.
+struct ExeFd {
+  ExeFd() {
+    g_exe_fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD,
+                                        "/proc/self/exe",
+                                        O_RDONLY | O_CLOEXEC));
+  }
+  ~ExeFd() {
+    if (g_exe_fd >= 0)
+      syscall(SYS_close, g_exe_fd);
+    g_exe_fd = -1;
+  }
+  ExeFd(const ExeFd &) = delete;
+  ExeFd &operator=(const ExeFd &) = delete;
+};
+
 // The module and the offset llvm-symbolizer wants for pc.
 bool module_of(uintptr_t pc, char *path, size_t len, uintptr_t *offset) {
   Dl_info info;
@@ -159,7 +192,7 @@ bool module_of(uintptr_t pc, char *path, size_t len, uintptr_t *offset) {
     uintptr_t bias;
     if (!in_executable(pc, &bias))
       return false;
-    snprintf(path, len, "/proc/%d/exe", static_cast<int>(getpid()));
+    executable_path(path, len);
     *offset = pc - bias; // an ET_EXEC's bias is 0
     return true;
   }
@@ -171,7 +204,7 @@ bool module_of(uintptr_t pc, char *path, size_t len, uintptr_t *offset) {
   }();
   auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
   if (base == main_base)
-    snprintf(path, len, "/proc/%d/exe", static_cast<int>(getpid()));
+    executable_path(path, len);
   else if (info.dli_fname && info.dli_fname[0])
     snprintf(path, len, "%s", info.dli_fname);
   else
@@ -220,6 +253,7 @@ void prepare_spawn() {
 // Runs the symbolizer once over every address in the table, and points
 // each entry at its lines in the output.
 void symbolize(const char *tool) {
+  const ExeFd exe;
   int in, outfd;
   if (san::tsan()) {
     if (!g_in_signal)
