@@ -402,8 +402,9 @@ static void insertOwnCheck(Function &F) {
     });
 }
 
-// Whether F's static locals, or any dynamic one, may take more than Bytes.
-static bool localBytesAbove(const Function &F, uint64_t Bytes) {
+// The bytes of F's static locals, or UINT64_MAX when one is dynamic or of
+// no fixed size.
+static uint64_t localBytes(const Function &F) {
   const DataLayout &DL = F.getDataLayout();
   uint64_t Sum = 0;
   for (const BasicBlock &BB : F)
@@ -411,12 +412,15 @@ static bool localBytesAbove(const Function &F, uint64_t Bytes) {
       if (const auto *AI = dyn_cast<AllocaInst>(&I)) {
         std::optional<TypeSize> Size = AI->getAllocationSize(DL);
         if (!AI->isStaticAlloca() || !Size || Size->isScalable())
-          return true;
+          return UINT64_MAX;
         Sum += Size->getFixedValue();
-        if (Sum > Bytes)
-          return true;
       }
-  return false;
+  return Sum;
+}
+
+// Whether F's static locals, or any dynamic one, may take more than Bytes.
+static bool localBytesAbove(const Function &F, uint64_t Bytes) {
+  return localBytes(F) > Bytes;
 }
 
 // The registers a value takes: general (integers, pointers) or vector
@@ -570,14 +574,10 @@ static void maxLiveRegisters(const Function &F, unsigned &MaxGpr,
 // instruction selection makes); -O0's allocator gives every value used
 // outside its block a slot of its own, and the larger of the two counts.
 static bool leafMayOutgrowBudget(const Function &F) {
-  if (localBytesAbove(F, COPYSTACK_PROBE_FRAME))
+  const uint64_t Locals = localBytes(F);
+  if (Locals > COPYSTACK_PROBE_FRAME)
     return true;
   const DataLayout &DL = F.getDataLayout();
-  uint64_t Locals = 0;
-  for (const Instruction &I : F.getEntryBlock())
-    if (const auto *AI = dyn_cast<AllocaInst>(&I))
-      if (std::optional<TypeSize> Size = AI->getAllocationSize(DL))
-        Locals += Size->getFixedValue();
   uint64_t Spills = 0;
   unsigned MaxGpr, MaxVec;
   maxLiveRegisters(F, MaxGpr, MaxVec);

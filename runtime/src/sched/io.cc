@@ -339,7 +339,16 @@ int64_t blocking_call(copystack_io_call *c) {
   fatal("a blocking call of unknown kind %d", c->kind);
 }
 
-bool can_park(const copystack_io_call *c);
+// Can the wrapper that made call c park? Only from the task's own stack,
+// where c lives then: not from instrumented code running on a thread's
+// stack (a callback from foreign code, a signal handler on the alternate
+// stack), where the call blocks as it always did.
+bool can_park(const copystack_io_call *c) {
+  const Thread &th = __copystack_thread;
+  const auto at = reinterpret_cast<uintptr_t>(c);
+  return th.task && !th.task->runner && at >= th.task_lo && at < th.task_hi &&
+         config().netpoll;
+}
 
 // The call in place, blocking the thread; or, while tasks preempted on this
 // thread wait to resume here (one of them may be what the call waits for:
@@ -1208,19 +1217,7 @@ int sleep_call(copystack_io_call *c, IoWait *w, WaitEnd end) {
 
 using namespace copystack_rt;
 
-namespace copystack_rt {
 namespace {
-// Can the wrapper that made call c park? Only from the task's own stack,
-// where c lives then: not from instrumented code running on a thread's
-// stack (a callback from foreign code, a signal handler on the alternate
-// stack), where the call blocks as it always did.
-bool can_park(const copystack_io_call *c) {
-  const Thread &th = __copystack_thread;
-  const auto at = reinterpret_cast<uintptr_t>(c);
-  return th.task && !th.task->runner && at >= th.task_lo && at < th.task_hi &&
-         config().netpoll;
-}
-
 int io_begin(copystack_io_call *c) {
   auto *w = static_cast<IoWait *>(c->wait);
   WaitEnd end = w ? finish_wait(w) : kNotWaiting;
@@ -1275,7 +1272,6 @@ int io_begin(copystack_io_call *c) {
   }
 }
 } // namespace
-} // namespace copystack_rt
 
 extern "C" int __copystack_io_begin(COPYSTACK_NOESCAPE copystack_io_call *c) {
   int r = io_begin(c);
