@@ -138,14 +138,16 @@ void checkStep(Function &F, const char *Step) {
 
 } // namespace
 
-// Where the check runs after the frame (AArch64), an optnone function whose
-// static locals take more than kO0FrameLocals keeps none of them in its
-// frame (Policy.h): they join the escaping ones in the pinned area.
-static void pinBigO0Frame(Function &F,
-                          MapVector<Value *, std::string> &Escaping) {
-  if (Target::of(*F.getParent()).probesLargeFrames() ||
-      !F.hasFnAttribute(Attribute::OptimizeNone))
+// Where the check runs after the frame (AArch64), a function whose static
+// locals take more than kUncheckedFrameLocals (kO0FrameLocals for an
+// optnone one) keeps none of them in its frame (Policy.h): they join the
+// escaping ones in the pinned area, and its frame is what the check after
+// it covers.
+static void pinBigFrame(Function &F,
+                        MapVector<Value *, std::string> &Escaping) {
+  if (Target::of(*F.getParent()).probesLargeFrames())
     return;
+  const bool O0 = F.hasFnAttribute(Attribute::OptimizeNone);
   const DataLayout &DL = F.getDataLayout();
   SmallVector<AllocaInst *, 16> Static;
   uint64_t Bytes = 0;
@@ -157,13 +159,14 @@ static void pinBigO0Frame(Function &F,
             Static.push_back(AI);
             Bytes += Size->getFixedValue();
           }
-  if (Bytes <= kO0FrameLocals)
+  if (Bytes <= (O0 ? kO0FrameLocals : kUncheckedFrameLocals))
     return;
   for (AllocaInst *AI : Static)
     if (!Escaping.count(AI))
       Escaping[AI] = "its function's " + std::to_string(Bytes) +
-                     " bytes of locals at -O0, where the check runs after "
-                     "the frame (docs/porting.md)";
+                     " bytes of locals" + (O0 ? " at -O0" : "") +
+                     ", where the check runs after the frame "
+                     "(docs/porting.md)";
 }
 
 // The steps on one instrumented function, in CopyStack.h's order.
@@ -178,7 +181,7 @@ static void instrument(Function &F, const Policy &P, ThunkCache &Thunks,
   SmallVector<PinnedObject, 8> Pinned;
   if (!F.hasFnAttribute(names::VarargShimAttr))
     Escaping = findEscapingLocals(F);
-  pinBigO0Frame(F, Escaping);
+  pinBigFrame(F, Escaping);
   pinAllocas(F, Escaping, PS,
              [&](Value *Local, StringRef Why) {
                ORE.emit([&] { return movedOffStack(F, Local, Why); });

@@ -7,7 +7,6 @@
 #include "Sanitizers.h"
 #include "VarargShims.h"
 
-#include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 
@@ -78,27 +77,6 @@ std::string Policy::whyNot(const Function &F) const {
   std::string Why;
   if (!canPinDynamicAllocas(F, Why))
     return Why;
-  if (!Target::of(*F.getParent()).probesLargeFrames()) {
-    // AArch64: the check runs after the frame is set up, and code the
-    // backend puts before it (callee-saved stores, and spills at the
-    // arguments' definitions, which -O0 makes whenever an argument lives
-    // across a call) writes to the frame: a big enough frame would be
-    // written below the stack and past its inaccessible page. Until a
-    // check before such frames exists (docs/porting.md), a function whose
-    // locals alone take more than kUncheckedFrameLocals runs on the
-    // thread's stack.
-    const DataLayout &DL = F.getParent()->getDataLayout();
-    uint64_t Locals = 0;
-    for (const Instruction &I : F.getEntryBlock())
-      if (const auto *AI = dyn_cast<AllocaInst>(&I))
-        if (AI->isStaticAlloca())
-          if (std::optional<TypeSize> Size = AI->getAllocationSize(DL))
-            Locals += Size->getFixedValue();
-    if (Locals > kUncheckedFrameLocals)
-      return "its locals (" + std::to_string(Locals) +
-             " bytes) are more than a check after the frame covers "
-             "(AArch64, the port in progress: docs/porting.md)";
-  }
   for (const BasicBlock &BB : F) {
     for (const Instruction &I : BB) {
       auto *CB = dyn_cast<CallBase>(&I);

@@ -51,9 +51,10 @@ bool isSetjmp(llvm::StringRef Name);
 /// reaches below the stack at its check grows only when the code before
 /// the check stored nothing there, which the runtime reads from the
 /// instructions (arch/aarch64/prologue.h); otherwise it stops the
-/// program. A function with more locals than this runs on the thread's
-/// stack, so that such frames stay rare (a function whose locals make
-/// most of its frame has them written before its check more often).
+/// program. A function with more locals than this keeps none of them in
+/// its frame: they go to the pinned area (CopyStack.cpp, pinBigFrame), so
+/// that such frames stay rare (a function whose locals make most of its
+/// frame has them written before its check more often).
 constexpr uint64_t kUncheckedFrameLocals = 3072;
 
 /// The registers a leaf's values are taken to fit in without spills where
