@@ -595,13 +595,15 @@ __copystack_park:
 	cbz	x11, .Lmisuse
 	ldr	x12, [x9, #COPYSTACK_TCB_LIMIT]
 	cbz	x12, .Lmisuse
+	/* sp within [lo, hi]: hi itself when the task's function tail-calls
+	 * here (bl pushes nothing: the function starts at the stack's top). */
 	mov	x12, sp
 	ldr	x13, [x10, #THREAD_TASK_LO]
 	cmp	x12, x13
 	b.lo	.Lmisuse
 	ldr	x13, [x10, #THREAD_TASK_HI]
 	cmp	x12, x13
-	b.hs	.Lmisuse
+	b.hi	.Lmisuse
 	/* A park in progress, announced (park_fn) before the fork's flag is
 	 * read (sched/fork.cc: the fork stores its flag, makes every thread
 	 * of the process pass a full barrier with membarrier(2), then reads
@@ -766,7 +768,7 @@ __copystack_landing_pad:
 	b.lo	1f
 	ldr	x10, [x17, #THREAD_TASK_HI]
 	cmp	x9, x10
-	b.hs	1f
+	b.hi	1f
 	ldr	x10, [x17, #THREAD_TASK_LIMIT]
 	str	x10, [x16, #COPYSTACK_TCB_LIMIT]
 	/* With a sanitizer, the exception or longjmp may have left a foreign
