@@ -47,16 +47,22 @@ void handler(int sig, siginfo_t *si, void *uctx) {
           Demangled(symbol_name(pc)).str(), (unsigned long)pc,
           (unsigned long)th.task_lo,
           (unsigned long)th.task_hi, (unsigned long)addr, COPYSTACK_GUARD);
-  // A general-protection fault (si_code SI_KERNEL, no address): a
-  // non-canonical address, such as poison plus a small offset, in a
-  // register the instruction used.
-  if (sig == SIGSEGV && si->si_code == SI_KERNEL) {
-    constexpr uint64_t kHigh = 0x01010101ull * kPoison;
+  // Poison, or poison plus a small offset, used as an address: on x86-64
+  // a general-protection fault (si_code SI_KERNEL, no address: the
+  // address is not canonical), on AArch64 a fault at an address beyond
+  // the address space whose bits below the top byte are poison's (the
+  // top byte is ignored, and the kernel clears it in si_addr; qemu-user
+  // reports such a fault at address 0). Named by a register that holds
+  // poison.
+  constexpr uint64_t kHigh = 0x01010101ull * kPoison;
+  const bool poison_addr =
+      ((addr >> 32) & 0xffffff) == (kHigh & 0xffffff) || addr == 0;
+  if (sig == SIGSEGV && (si->si_code == SI_KERNEL || poison_addr)) {
     for (unsigned i = 0; i < kContextGprs; ++i) {
       const uint64_t v = context_gpr(uc, i);
       if (v >> 32 == kHigh)
         fatal_at(dump_pc, dump_sp, dump_fp,
-                 "verify: %s (pc %#lx) used %%%s = %#lx, verify mode's "
+                 "verify: %s (pc %#lx) used %s = %#lx, verify mode's "
                  "poison, as an address: a value read from a stack a task "
                  "left when its stack was copied (through a pointer the "
                  "relocation missed) or from dead stack below the frames",

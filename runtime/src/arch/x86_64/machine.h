@@ -60,8 +60,8 @@ inline uint64_t context_gpr(const ucontext_t *uc, unsigned i) {
 }
 inline const char *context_gpr_name(unsigned i) {
   static constexpr const char *kName[kContextGprs] = {
-      "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
-      "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+      "%rax", "%rbx", "%rcx", "%rdx", "%rsi", "%rdi", "%rbp", "%r8",
+      "%r9",  "%r10", "%r11", "%r12", "%r13", "%r14", "%r15"};
   return kName[i];
 }
 
