@@ -86,6 +86,8 @@ def aarch64_runs():
 
 
 target = ""
+# The host build's lib: the plugin, whichever runtime the programs link.
+host_lib = config.cs_lib
 if aarch64:
     # The AArch64 port (docs/porting.md): the drivers build for it with
     # the cross-built runtime; no gdb or valgrind for its programs, no x86
@@ -223,8 +225,9 @@ def compile_cache_dir():
     """The compile cache's directory for this toolchain (Inputs/
     compile_cache.py): named by a hash of what a compile's output depends
     on besides its command: the compiler, the drivers, the plugin and the
-    runtime (size and time of change), every header under copystack's
-    include directories and the suite's Inputs (contents), and the
+    runtime, the host's and the one linked (size and time of change),
+    every header under copystack's include directories and the suite's
+    Inputs (contents), and the
     system's packages (dpkg's status file). Directories of other hashes
     are removed: the cache holds one toolchain's outputs."""
     import hashlib
@@ -252,7 +255,8 @@ def compile_cache_dir():
     if os.path.exists("/var/lib/dpkg/status"):
         stat("/var/lib/dpkg/status")
     tree(config.cs_bin, False)
-    tree(config.cs_lib, False)
+    for lib in sorted({host_lib, config.cs_lib}):
+        tree(lib, False)
     for top in (config.cs_include, config.cs_generated_include,
                 os.path.join(config.test_source_root, "Inputs")):
         tree(top, True)
