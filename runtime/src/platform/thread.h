@@ -104,21 +104,25 @@ static_assert(offsetof(Thread, pin_hi) == COPYSTACK_THREAD_PIN_HI, "abi.h");
 static_assert(offsetof(Thread, pin_arg) == COPYSTACK_THREAD_PIN_ARG, "abi.h");
 
 // While th is in a foreign call from a task: the instrumented caller's
-// return address, its %rsp after the return, and its %rbp. switch.S's
-// frames, from foreign_sp up: on_thread_stack's saved %rbp (the
-// trampoline's frame pointer F) and its return address; at F, the task's
-// %rbp and the return address into the caller.
+// return address, its stack pointer after the return, and its frame
+// pointer. switch.S's frames, from foreign_sp up: on_thread_stack's saved
+// frame pointer (the trampoline's frame pointer F) and its return
+// address; at F, the task's frame pointer and the return address into the
+// caller, whose stack pointer is F plus the trampoline's frame
+// (kForeignCallFrameBytes: 16 bytes on x86-64, 32 on AArch64, where taking
+// 16 put a caller without a frame record 16 bytes off: -O0's dispatch
+// stubs, whose return address the dump then read from an argument).
 inline bool foreign_caller(const Thread &th, uintptr_t *pc, uintptr_t *sp,
                            uintptr_t *fp) {
   uintptr_t at = th.foreign_sp;
   if (!at || at < th.task_lo || at + 16 > th.task_hi)
     return false;
   uintptr_t f = *reinterpret_cast<const uintptr_t *>(at);
-  if (f < at || f + 16 > th.task_hi)
+  if (f < at || f + kForeignCallFrameBytes > th.task_hi)
     return false;
   *fp = reinterpret_cast<const uintptr_t *>(f)[0];
   *pc = reinterpret_cast<const uintptr_t *>(f)[1];
-  *sp = f + 16;
+  *sp = f + kForeignCallFrameBytes;
   return true;
 }
 

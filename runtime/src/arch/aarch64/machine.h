@@ -16,6 +16,11 @@ namespace copystack_rt {
 constexpr int kVaListAddressWords[] = {0, 1, 2};
 
 // One step of a spinning wait.
+// The foreign-call trampoline's frame on the task stack (switch.S
+// __copystack_foreign_call_x18): its frame record and the task's limit;
+// the caller's sp after the call is its frame pointer plus this.
+constexpr uintptr_t kForeignCallFrameBytes = 32;
+
 inline void cpu_relax() { __asm__ volatile("yield" ::: "memory"); }
 
 // The generic timer's virtual count (CNTVCT_EL0), readable at EL0 on

@@ -20,6 +20,11 @@ namespace copystack_rt {
 constexpr int kVaListAddressWords[] = {1, 2};
 
 // One step of a spinning wait.
+// The foreign-call trampoline's frame on the task stack (switch.S): the
+// return address into the caller and the saved %rbp; the caller's %rsp
+// after the call is the trampoline's %rbp plus this.
+constexpr uintptr_t kForeignCallFrameBytes = 16;
+
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
 // The CPU's cycle counter (platform/ticks.h decides whether it is usable).
