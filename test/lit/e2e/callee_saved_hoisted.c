@@ -4,7 +4,8 @@
 // the loop keeps writing to the freed stack.
 // RUN: %cc %s -o %t && %run %t | FileCheck %s
 // (Under TSan the hooks around every access change the register choice.)
-// RUN: %if O2 && !tsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// RUN: %if x86_64 && O2 && !tsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// RUN: %if aarch64 && O2 %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM-A64 %}
 #include "Inputs/check.h"
 
 static int grown;
@@ -26,5 +27,9 @@ int main(void) {
 }
 // CHECK: 100 0
 // The property holds at -O0 too; the hoisting is what -O2 does:
+// ASM-A64-LABEL: main:
+// ASM-A64: mov [[P:x19|x2[0-8]]], sp
+// ASM-A64: add x0, [[P]], #20
+// ASM-A64-NEXT: bl bump
 // ASM-LABEL: main:
 // ASM: leaq {{.*}}(%rbp), %r{{bx|12|13|14|15}}

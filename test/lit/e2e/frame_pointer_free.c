@@ -7,8 +7,12 @@
 // the callee saved it, and the walk must reach main's frame through
 // `middle`, whose %rbp is no frame pointer (verify mode checks that every
 // word of the stack was in a frame the walk found).
-// RUN: %cc %s -o %t && %run %t | FileCheck %s
-// RUN: %if O2 && !tsan && !ubsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// On AArch64, which keeps frame records by default, built with
+// -fomit-frame-pointer: there `middle` keeps the pointers in x19-x28 and
+// saves no x29.
+// RUN: %cc %if aarch64 %{ -fomit-frame-pointer %} %s -o %t && %run %t | FileCheck %s
+// RUN: %if x86_64 && O2 && !tsan && !ubsan %{ %cc -S %s -o - | FileCheck %s --check-prefix=ASM %}
+// RUN: %if aarch64 && O2 %{ %cc -fomit-frame-pointer -S %s -o - | FileCheck %s --check-prefix=ASM-A64 %}
 #include "Inputs/check.h"
 
 static int grown;
@@ -39,6 +43,11 @@ int main(void) {
   return 0;
 }
 // CHECK: 55 10 20 30 40 50 60
+// ASM-A64-LABEL: middle:
+// ASM-A64-NOT: x29
+// ASM-A64: bl grow
+// ASM-A64-NOT: x29
+// ASM-A64: .cfi_endproc
 // ASM-LABEL: middle:
 // ASM-NOT:   movq %rsp, %rbp
 // ASM:       pushq %rbp

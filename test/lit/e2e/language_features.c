@@ -22,7 +22,14 @@ __attribute__((noinline)) static int use_tls(int depth) {
 
 __attribute__((noinline)) static int asm_add(int *p, int v) {
   int local = v;
+#if defined(__aarch64__)
+  __asm__("ldr w9, %0\n\tadd w9, w9, %w1\n\tstr w9, %0"
+          : "+m"(*p)
+          : "r"(local)
+          : "w9");
+#else
   __asm__("addl %1, %0" : "+m"(*p) : "r"(local));
+#endif
   cs_burn(20);
   return *p;
 }

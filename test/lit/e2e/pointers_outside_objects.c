@@ -45,7 +45,11 @@ static uint32_t nearest(const char *p, uintptr_t sp, int up) {
 
 __attribute__((noinline)) static void check(const char *buf, int up) {
   uintptr_t sp;
+#if defined(__aarch64__)
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+#else
   __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+#endif
   uint32_t index = nearest(buf, sp, up);
   const char *volatile in_memory = up ? buf + index : buf - index;
   const char *in_register = up ? buf + index : buf - index;

@@ -5,9 +5,9 @@
 // the DWARF 5 line of any undefined reference.
 // REQUIRES: O2, normal
 // RUN: %cc -g0 -c %s -o %t.o
-// RUN: not clang %t.o -o %t -fuse-ld=bfd 2>&1 | FileCheck %s
-// RUN: not clang %t.o -o %t -fuse-ld=gold 2>&1 | FileCheck %s
-// RUN: not clang %t.o -o %t -fuse-ld=lld 2>&1 | FileCheck %s
+// RUN: not %host_cc -g0 %t.o -o %t -fuse-ld=bfd 2>&1 | FileCheck %s
+// RUN: not %host_cc -g0 %t.o -o %t -fuse-ld=gold 2>&1 | FileCheck %s
+// RUN: not %host_cc -g0 %t.o -o %t -fuse-ld=lld 2>&1 | FileCheck %s
 // RUN: %cc %t.o -o %t && %run %t
 #include <stdio.h>
 
