@@ -267,7 +267,7 @@ static FrameInfo *build(uintptr_t pc, bool call_site, const char **why) {
 }
 
 bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
-                 uintptr_t hi, UnwindStep *out, intptr_t shift) {
+                 uintptr_t hi, UnwindStep *out, intptr_t shift, uintptr_t lr) {
   const char *why = nullptr;
   const uint8_t *fde_ptr = find_fde(pc, &why);
   Fde fde;
@@ -288,8 +288,10 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
   auto read = [shift](uintptr_t a) {
     return *reinterpret_cast<const uintptr_t *>(a + shift);
   };
+  // No saved return address (kRaDefault 0: AArch64's x30 holds it until
+  // the function saves it): lr, when the caller knows it.
   const int64_t ra_off = st.saved[kDwRa] ? st.saved[kDwRa] : kRaDefault;
-  if (!ra_off || !on_stack(cfa + ra_off))
+  if (ra_off ? !on_stack(cfa + ra_off) : !lr)
     return false;
   uintptr_t caller = rbp; // unless this function saved it
   out->rbp_slot = 0;
@@ -300,7 +302,8 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
     caller = read(at);
     out->rbp_slot = at;
   }
-  out->ret = read(cfa + ra_off);
+  out->ret = ra_off ? read(cfa + ra_off) : lr;
+  out->by_lr = !ra_off;
   out->rbp = caller;
   out->cfa = cfa;
   out->by_rsp = st.cfa_reg == kDwSp;
@@ -308,15 +311,16 @@ bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
 }
 
 bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
-                       uintptr_t *pc, uintptr_t *sp, uintptr_t *fp) {
+                       FrameStart *at) {
   const auto *uc = static_cast<const ucontext_t *>(uctx);
-  uintptr_t at = context_sp(uc);
-  *pc = *sp = *fp = 0;
-  if (at < lo || at >= hi)
+  uintptr_t sp = context_sp(uc);
+  *at = FrameStart{};
+  if (sp < lo || sp >= hi)
     return false;
-  *pc = context_pc(uc) + 1;
-  *sp = at;
-  *fp = context_fp(uc);
+  at->pc = context_pc(uc) + 1;
+  at->sp = sp;
+  at->fp = context_fp(uc);
+  at->lr = context_lr(uc);
   return true;
 }
 

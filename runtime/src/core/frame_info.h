@@ -11,6 +11,7 @@
 #ifndef COPYSTACK_FRAME_INFO_H
 #define COPYSTACK_FRAME_INFO_H
 
+#include "platform/fatal.h"
 #include "copystack/abi.h"
 #include "frames.h"
 
@@ -101,19 +102,23 @@ struct UnwindStep {
   uintptr_t ret, rbp, cfa;
   uintptr_t rbp_slot; // where the function saved its caller's %rbp, or 0
   bool by_rsp;
+  bool by_lr; // ret is lr: the function had not saved it
 };
 bool unwind_step(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t lo,
-                 uintptr_t hi, UnwindStep *out, intptr_t shift = 0);
+                 uintptr_t hi, UnwindStep *out, intptr_t shift = 0,
+                 uintptr_t lr = 0);
 
 // Where a task dump starts when a signal interrupted a task on its stack
-// [lo, hi) (uctx: the handler's ucontext_t): *pc is the interrupted pc + 1
+// [lo, hi) (uctx: the handler's ucontext_t): pc is the interrupted pc + 1
 // (dumps take pcs as return addresses, and look up the rule at pc - 1),
-// *sp and *fp the interrupted %rsp and %rbp; the dump's walk goes on by the
+// sp, fp and lr the interrupted stack pointer, frame pointer and link
+// register (AArch64's x30; 0 on x86-64); the dump's walk goes on by the
 // unwind tables' rules (a leaf, a libc function in place, a function
-// without a frame pointer leaves %rbp to its caller). False, and all three
-// 0, when %rsp is not on [lo, hi). Reads only: for signal handlers.
+// without a frame pointer leaves the frame pointer to its caller, and on
+// AArch64 a leaf returns through x30). False, and all 0, when the stack
+// pointer is not on [lo, hi). Reads only: for signal handlers.
 bool interrupted_start(const void *uctx, uintptr_t lo, uintptr_t hi,
-                       uintptr_t *pc, uintptr_t *sp, uintptr_t *fp);
+                       FrameStart *at);
 
 // The map of an instrumented function from its entry, or null. Resolves the
 // escaped offsets the first time.

@@ -77,7 +77,7 @@ size_t next_size(size_t size, size_t need, bool fits) {
                              size_t max, const char *fn, size_t frame,
                              size_t live) {
   char a[32], b[32], name[512];
-  fatal_at(block_pc(blk), block_sp(blk), block_fp(blk),
+  fatal_at({block_pc(blk), block_sp(blk), block_fp(blk), 0},
            "stack of task %lu would grow to %s, over the maximum stack size "
            "of %s, when %s asked for a %zu-byte frame with %zu bytes of "
            "frames live (copystack_set_max_stack() or COPYSTACK_MAX_STACK "

@@ -36,17 +36,17 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   san::SignalScope scope;
   // The task dump starts at the faulting instruction, when the fault is on
   // the task's own stack (frame_info.h interrupted_start).
-  uintptr_t dump_pc = 0, dump_sp = 0, dump_fp = 0;
+  FrameStart at;
   if (th.task)
-    interrupted_start(uctx, th.task_lo, th.task_hi, &dump_pc, &dump_sp,
-                      &dump_fp);
+    interrupted_start(uctx, th.task_lo, th.task_hi, &at);
   if (th.task && addr >= th.task_lo - kPage && addr < th.task_lo)
-    fatal_at(dump_pc, dump_sp, dump_fp, "stack overflow: %s (pc %#lx) ran into the page below the stack "
-          "[%#lx, %#lx) at %#lx: code without a prologue check used more "
-          "than the %d-byte guard",
-          Demangled(symbol_name(pc)).str(), (unsigned long)pc,
-          (unsigned long)th.task_lo,
-          (unsigned long)th.task_hi, (unsigned long)addr, COPYSTACK_GUARD);
+    fatal_at(at,
+             "stack overflow: %s (pc %#lx) ran into the page below the "
+             "stack [%#lx, %#lx) at %#lx: code without a prologue check "
+             "used more than the %d-byte guard",
+             Demangled(symbol_name(pc)).str(), (unsigned long)pc,
+             (unsigned long)th.task_lo, (unsigned long)th.task_hi,
+             (unsigned long)addr, COPYSTACK_GUARD);
   // Poison, or poison plus a small offset, used as an address: on x86-64
   // a general-protection fault (si_code SI_KERNEL, no address: the
   // address is not canonical), on AArch64 a fault at an address beyond
@@ -61,7 +61,7 @@ void handler(int sig, siginfo_t *si, void *uctx) {
     for (unsigned i = 0; i < kContextGprs; ++i) {
       const uint64_t v = context_gpr(uc, i);
       if (v >> 32 == kHigh)
-        fatal_at(dump_pc, dump_sp, dump_fp,
+        fatal_at(at,
                  "verify: %s (pc %#lx) used %s = %#lx, verify mode's "
                  "poison, as an address: a value read from a stack a task "
                  "left when its stack was copied (through a pointer the "
@@ -72,9 +72,9 @@ void handler(int sig, siginfo_t *si, void *uctx) {
   }
   char what[256];
   if (describe_fenced_address(addr, what, sizeof what))
-    fatal_at(dump_pc, dump_sp, dump_fp,
+    fatal_at(at,
              "verify: %s (pc %#lx) used a pointer the relocation missed: %s",
-          Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
+             Demangled(symbol_name(pc)).str(), (unsigned long)pc, what);
   // Not ours: let the fault happen again under the previous disposition.
   system_sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus,
                    nullptr);

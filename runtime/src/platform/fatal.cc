@@ -14,8 +14,8 @@ namespace copystack_rt {
 
 // sched/dump.cc: prints the tasks for a fatal error. Weak: a program (a
 // unit test) that links no task code has none to print.
-void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
-                          uintptr_t fp) __attribute__((weak));
+void dump_tasks_for_fatal(int level, const FrameStart &at)
+    __attribute__((weak));
 
 namespace {
 
@@ -54,8 +54,7 @@ void write_fd(int fd, const char *buf, unsigned long n) {
 void set_traceback_level(int level) { g_level.store(level); }
 int traceback_level() { return g_level.load(); }
 
-void die(const char *line, int level, uintptr_t pc, uintptr_t sp,
-         uintptr_t fp) {
+void die(const char *line, int level, const FrameStart &at) {
   if (t_dying) // a fault while dumping: the message is out, stop now
     _exit(kFatalExitStatus);
   t_dying = true;
@@ -66,7 +65,7 @@ void die(const char *line, int level, uintptr_t pc, uintptr_t sp,
   if (level < 0)
     level = g_level.load();
   if (level > 0 && dump_tasks_for_fatal)
-    dump_tasks_for_fatal(level, pc, sp, fp);
+    dump_tasks_for_fatal(level, at);
   san::ending_process();
   if (level >= 3)
     abort();
@@ -74,26 +73,24 @@ void die(const char *line, int level, uintptr_t pc, uintptr_t sp,
 }
 
 // fatal and fatal_at: the message, then die() from where the error is.
-[[noreturn]] static void vfatal_at(uintptr_t pc, uintptr_t sp,
-                                   uintptr_t fp, const char *fmt,
+[[noreturn]] static void vfatal_at(const FrameStart &at, const char *fmt,
                                    va_list ap) {
   char buf[1024];
   size_t len;
   format(buf, sizeof buf, &len, "copystack: fatal: ", fmt, ap);
-  die(buf, -1, pc, sp, fp);
+  die(buf, -1, at);
 }
 
 void fatal(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vfatal_at(0, 0, 0, fmt, ap);
+  vfatal_at(FrameStart{}, fmt, ap);
 }
 
-void fatal_at(uintptr_t pc, uintptr_t sp, uintptr_t fp,
-              const char *fmt, ...) {
+void fatal_at(const FrameStart &at, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vfatal_at(pc, sp, fp, fmt, ap);
+  vfatal_at(at, fmt, ap);
 }
 
 void report(const char *fmt, ...) {

@@ -17,6 +17,17 @@ namespace copystack_rt {
 // Go's exit status for a panic or a fatal error.
 constexpr int kFatalExitStatus = 2;
 
+// Where the failing task's innermost frame is, for its dump: pc (a return
+// address, or an interrupted pc + 1) and the stack and frame pointers
+// there; for an interrupted frame on a machine whose calls leave the
+// return address in a register (AArch64's x30), that register too, which
+// a leaf, or a function before it saved it, returns through (0: none, or
+// in memory, as on x86-64). All 0: the failing task, if any, is in a
+// foreign call.
+struct FrameStart {
+  uintptr_t pc = 0, sp = 0, fp = 0, lr = 0;
+};
+
 // Prints "copystack: fatal: <message>" to stderr, the task dump, and ends
 // the program. Safe to call on the system stack from any runtime path;
 // formats with vsnprintf into a fixed buffer and writes with write(2).
@@ -24,19 +35,15 @@ constexpr int kFatalExitStatus = 2;
     __attribute__((format(printf, 1, 2)));
 
 // The same, when the failing task's frames do not start at a foreign call
-// (a growth that went over the limit, a fault): the innermost frame's pc
-// (a return address, or an interrupted pc + 1), and its %rsp and %rbp
-// there; the dump walks on by the unwind tables' rules.
-[[noreturn]] void fatal_at(uintptr_t pc, uintptr_t sp, uintptr_t fp,
-                           const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+// (a growth that went over the limit, a fault): from its innermost frame
+// at; the dump walks on by the unwind tables' rules.
+[[noreturn]] void fatal_at(const FrameStart &at, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 // Prints line exactly (Go's own wording: "fatal error: all tasks are
 // asleep - deadlock!", "SIGQUIT: quit"), then the dump at `level` or the
-// configured one (level < 0), and ends the program. pc, sp and fp
-// as for fatal_at (all 0: the failing task, if any, is in a foreign call).
-[[noreturn]] void die(const char *line, int level, uintptr_t pc,
-                      uintptr_t sp, uintptr_t fp);
+// configured one (level < 0), and ends the program. at as for fatal_at.
+[[noreturn]] void die(const char *line, int level, const FrameStart &at);
 
 // Prints "copystack: <message>" to stderr (for verify reports and traces).
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -129,7 +129,8 @@ void check_deadlock() {
       for (Task *t : look.held)
         release_task(t);
       if (dead)
-        die("fatal error: all tasks are asleep - deadlock!\n", -1, 0, 0, 0);
+        die("fatal error: all tasks are asleep - deadlock!\n", -1,
+            FrameStart{});
     }
     // Asked again while this look ran: that worker returned, counting on
     // this one. Otherwise done.

@@ -627,8 +627,7 @@ void visit(Task *t, void *arg) {
 
 } // namespace
 
-void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
-                          uintptr_t fp) {
+void dump_tasks_for_fatal(int level, const FrameStart &at) {
   const Thread &th = __copystack_thread;
   // Room for 8M held tasks: address space, touched as used.
   constexpr size_t kHeldCap = size_t(8) << 20;
@@ -639,7 +638,7 @@ void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
     d.cap = kHeldCap;
   static TaskFrames current; // the dump runs once
   if (th.task)
-    walk_current(current, th, pc, sp, fp);
+    walk_current(current, th, at);
   g_syms.table =
       static_cast<Addr *>(map_bytes(sizeof(Addr) * 2 * kMaxAddrs));
   if (th.task)
@@ -663,14 +662,14 @@ void on_quit(int, siginfo_t *, void *uctx) {
   g_in_signal = true;
   san::SignalScope scope;
   const Thread &th = __copystack_thread;
-  uintptr_t pc = 0, sp = 0, fp = 0;
+  FrameStart at;
   // Interrupted on the task's own stack: start where it was.
   if (th.task && !th.foreign_sp)
-    interrupted_start(uctx, th.task_lo, th.task_hi, &pc, &sp, &fp);
+    interrupted_start(uctx, th.task_lo, th.task_hi, &at);
   int level = traceback_level();
   die("SIGQUIT: quit\n", level < kTracebackAll && level > 0 ? kTracebackAll
                                                              : level,
-      pc, sp, fp);
+      at);
 }
 
 } // namespace

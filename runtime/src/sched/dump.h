@@ -31,17 +31,18 @@
 #ifndef COPYSTACK_DUMP_H
 #define COPYSTACK_DUMP_H
 
+#include "platform/fatal.h"
+
 #include <cstddef>
 #include <cstdint>
 
 namespace copystack_rt {
 
 // Prints the tasks to stderr at traceback level `level` (config.h
-// Traceback): the failing thread's task, whose innermost frames are pc,
-// sp and fp (fatal.h fatal_at) or, all 0, its foreign call; then,
-// at kTracebackAll and above, every other task.
-void dump_tasks_for_fatal(int level, uintptr_t pc, uintptr_t sp,
-                          uintptr_t fp);
+// Traceback): the failing thread's task, from its innermost frame at
+// (fatal.h FrameStart) or, all 0, its foreign call; then, at
+// kTracebackAll and above, every other task.
+void dump_tasks_for_fatal(int level, const FrameStart &at);
 
 // SIGQUIT dumps every task and exits with status 2, as in Go; installed
 // when the scheduler starts, unless the program ignores SIGQUIT or has a

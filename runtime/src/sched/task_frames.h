@@ -15,6 +15,7 @@
 #ifndef COPYSTACK_TASK_FRAMES_H
 #define COPYSTACK_TASK_FRAMES_H
 
+#include "platform/fatal.h"
 #include "platform/thread.h"
 #include "sched/task.h"
 
@@ -37,9 +38,11 @@ struct TaskFrames {
 // From pc (a return address, or an interrupted pc + 1), whose frame's
 // %rsp and %rbp there are sp and fp, up the task's frames inside [lo, hi),
 // whose words are read at shift bytes from their addresses (a compacted
-// task's block; else 0).
+// task's block; else 0). lr: the return-address register of an
+// interrupted innermost frame (fatal.h FrameStart), or 0.
 void walk_frames(TaskFrames &f, uintptr_t pc, uintptr_t sp, uintptr_t fp,
-                 uintptr_t lo, uintptr_t hi, intptr_t shift = 0);
+                 uintptr_t lo, uintptr_t hi, intptr_t shift = 0,
+                 uintptr_t lr = 0);
 
 // A suspended task that the caller holds (or runs on this thread, between
 // its switches): from its switch frame; a compacted one's from its block;
@@ -47,10 +50,9 @@ void walk_frames(TaskFrames &f, uintptr_t pc, uintptr_t sp, uintptr_t fp,
 // not started has no frames: not_started and entry say so.
 void walk_suspended(TaskFrames &f, const Task *t);
 
-// The task running on th, from pc, sp, fp (its innermost frame) or, all 0,
-// from its foreign call.
-void walk_current(TaskFrames &f, const Thread &th, uintptr_t pc, uintptr_t sp,
-                  uintptr_t fp);
+// The task running on th, from its innermost frame at or, all 0, from its
+// foreign call.
+void walk_current(TaskFrames &f, const Thread &th, const FrameStart &at);
 
 } // namespace copystack_rt
 

@@ -20,6 +20,10 @@ constexpr int kVaListAddressWords[] = {0, 1, 2};
 // __copystack_foreign_call_x18): its frame record and the task's limit;
 // the caller's sp after the call is its frame pointer plus this.
 constexpr uintptr_t kForeignCallFrameBytes = 32;
+// The preemption stub's frame (switch.S __copystack_preempt, frame160):
+// its frame record at the bottom; the caller's sp is its frame pointer
+// plus this.
+constexpr uintptr_t kPreemptFrameBytes = 160;
 
 inline void cpu_relax() { __asm__ volatile("yield" ::: "memory"); }
 
@@ -58,6 +62,11 @@ inline uintptr_t context_sp(const ucontext_t *uc) {
 }
 inline uintptr_t context_fp(const ucontext_t *uc) {
   return static_cast<uintptr_t>(uc->uc_mcontext.regs[29]);
+}
+// The link register: a leaf's return address, and any function's until
+// its prologue saved it.
+inline uintptr_t context_lr(const ucontext_t *uc) {
+  return static_cast<uintptr_t>(uc->uc_mcontext.regs[30]);
 }
 // Its general registers x0-x30, by index, with their names.
 constexpr unsigned kContextGprs = 31;

@@ -25,9 +25,9 @@ namespace copystack_rt {
 namespace sigframe {
 
 // What the stop takes of the task stack below the interrupted sp: the
-// frame record __copystack_signal_preempt starts with (16 bytes, at most
+// stop record __copystack_signal_preempt starts with (32 bytes, at most
 // 16 more to align it) and __copystack_park's switch frame (176).
-constexpr uintptr_t kStopBytes = 16 + 16 + 176;
+constexpr uintptr_t kStopBytes = 32 + 16 + 176;
 
 constexpr uint32_t kExtraMagic = 0x45585401; // extra_context
 
@@ -58,17 +58,32 @@ inline bool save(Saved *s, void *uctx) {
   return true;
 }
 
-// The handler returns into stub with a frame record {x29, pc} below the
-// interrupted sp, as if the interrupted instruction had called the stub
-// and the stub had saved its frame record.
+// The handler returns into stub with a stop record below the interrupted
+// sp: a frame record {x29, pc}, as if the interrupted instruction had
+// called the stub and the stub had saved it, then the interrupted x30 and
+// sp, which a walk of the stopped task's frames starts from (a leaf
+// returns through x30; the record's alignment hides the sp). The stub's
+// unwind rules say the same (switch.S).
 inline void redirect(void *uctx, uintptr_t stub) {
   auto *uc = static_cast<ucontext_t *>(uctx);
-  const uintptr_t at = (uc->uc_mcontext.sp - 16) & ~uintptr_t(15);
+  const uintptr_t at = (uc->uc_mcontext.sp - 32) & ~uintptr_t(15);
   auto *record = reinterpret_cast<uint64_t *>(at);
   record[0] = uc->uc_mcontext.regs[29];
   record[1] = uc->uc_mcontext.pc;
+  record[2] = uc->uc_mcontext.regs[30];
+  record[3] = uc->uc_mcontext.sp;
   uc->uc_mcontext.sp = at;
   uc->uc_mcontext.pc = stub;
+}
+
+// The stopped frame, from the stop record at the stub's frame pointer:
+// the interrupted pc + 1 (taken as a return address), sp, x29 and x30.
+inline void stopped_frame(const uint64_t *record, uintptr_t *pc,
+                          uintptr_t *sp, uintptr_t *fp, uintptr_t *lr) {
+  *fp = record[0];
+  *pc = record[1] + 1;
+  *lr = record[2];
+  *sp = record[3];
 }
 
 [[noreturn]] inline void resume(Saved *s) {

@@ -680,8 +680,11 @@ __copystack_preempt_resume:
 	.cfi_endproc
 	.size	__copystack_preempt, .-__copystack_preempt
 
-	/* The preemption signal's stop (above): the frame record the handler
-	 * wrote is the caller's, and the caller's pc no return address. */
+	/* The preemption signal's stop (above): the stop record the handler
+	 * wrote at sp (signal_frame.h redirect: x29, pc, x30, sp of the
+	 * interrupted code), whose frame record is the caller's, and the
+	 * caller's pc no return address. sp stays at the record until the
+	 * park: the interrupted sp (the CFA) is the word at sp + 24. */
 	.globl	__copystack_signal_preempt
 	.globl	__copystack_signal_resume
 	.type	__copystack_signal_preempt,%function
@@ -689,11 +692,10 @@ __copystack_preempt_resume:
 __copystack_signal_preempt:
 	.cfi_startproc
 	.cfi_signal_frame
-	.cfi_def_cfa sp, 16
-	.cfi_offset x29, -16
-	.cfi_offset x30, -8
+	.cfi_escape 0x0f, 0x03, 0x8f, 0x18, 0x06	/* CFA = [sp + 24] */
+	.cfi_escape 0x10, 0x1d, 0x02, 0x8f, 0x00	/* x29 at sp */
+	.cfi_escape 0x10, 0x1e, 0x02, 0x8f, 0x08	/* x30 (the pc) at sp + 8 */
 	mov	x29, sp
-	.cfi_def_cfa_register x29
 	adrp	x0, :got:__copystack_signal_then
 	ldr	x0, [x0, #:got_lo12:__copystack_signal_then]
 	mov	x1, #0

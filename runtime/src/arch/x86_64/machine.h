@@ -24,6 +24,9 @@ constexpr int kVaListAddressWords[] = {1, 2};
 // return address into the caller and the saved %rbp; the caller's %rsp
 // after the call is the trampoline's %rbp plus this.
 constexpr uintptr_t kForeignCallFrameBytes = 16;
+// The preemption stub's frame (switch.S __copystack_preempt): the return
+// address and the saved %rbp; the caller's %rsp is its %rbp plus this.
+constexpr uintptr_t kPreemptFrameBytes = 16;
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
@@ -54,6 +57,8 @@ inline uintptr_t context_sp(const ucontext_t *uc) {
 inline uintptr_t context_fp(const ucontext_t *uc) {
   return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
 }
+// No link register: a call pushes the return address.
+inline uintptr_t context_lr(const ucontext_t *) { return 0; }
 // Its general registers but the stack pointer, by index, with their names
 // (verify mode names the one that held poison).
 constexpr unsigned kContextGprs = 15;

@@ -94,6 +94,18 @@ inline void redirect(void *uctx, uintptr_t stub) {
   g[REG_EFL] &= ~greg_t(0x40400); // AC, DF
 }
 
+// The stopped frame, from the stub's frame (its %rbp: the interrupted
+// %rbp, then the pc the handler pushed below the red zone): the
+// interrupted pc + 1 (taken as a return address), %rsp and %rbp; no link
+// register.
+inline void stopped_frame(const uint64_t *record, uintptr_t *pc,
+                          uintptr_t *sp, uintptr_t *fp, uintptr_t *lr) {
+  *fp = record[0];
+  *pc = record[1] + 1;
+  *sp = reinterpret_cast<uintptr_t>(record) + 16 + kRedZone;
+  *lr = 0;
+}
+
 // Every register back as the signal found it, by the kernel.
 [[noreturn]] inline void resume(Saved *s) {
   unsigned char *fp = s->fp;
