@@ -235,12 +235,14 @@ bool run_cfa(const uint8_t *p, const uint8_t *end, const Cie &cie,
     case 0x0c: // def_cfa
       st.cfa_reg = static_cast<unsigned>(r.uleb());
       st.cfa_off = static_cast<int64_t>(r.uleb());
+      st.cfa_expr = false;
       break;
     case 0x0d: st.cfa_reg = static_cast<unsigned>(r.uleb()); break;
     case 0x0e: st.cfa_off = static_cast<int64_t>(r.uleb()); break;
-    case 0x0f: // def_cfa_expression
-      *why = "the frame's CFA is a DWARF expression";
-      return false;
+    case 0x0f: // def_cfa_expression: the row fails only if it is pc's
+      r.p += r.uleb();
+      st.cfa_expr = true;
+      break;
     case 0x10: case 0x16: { // expression, val_expression
       unsigned reg = static_cast<unsigned>(r.uleb());
       r.p += r.uleb();
@@ -256,6 +258,7 @@ bool run_cfa(const uint8_t *p, const uint8_t *end, const Cie &cie,
     case 0x12: // def_cfa_sf
       st.cfa_reg = static_cast<unsigned>(r.uleb());
       st.cfa_off = r.sleb() * cie.data_align;
+      st.cfa_expr = false;
       break;
     case 0x13: st.cfa_off = r.sleb() * cie.data_align; break;
     case 0x14: case 0x15: { // val_offset, val_offset_sf
@@ -362,8 +365,14 @@ bool cfa_rules_at(const Fde &fde, uintptr_t pc, CfaState &out,
                ~uintptr_t(0), init, init, why))
     return false;
   out = init;
-  return run_cfa(fde.insns, fde.insns_end, fde.cie, fde.begin, pc, out, init,
-                 why);
+  if (!run_cfa(fde.insns, fde.insns_end, fde.cie, fde.begin, pc, out, init,
+               why))
+    return false;
+  if (out.cfa_expr) {
+    *why = "the frame's CFA is a DWARF expression";
+    return false;
+  }
+  return true;
 }
 
 } // namespace copystack_rt

@@ -34,6 +34,9 @@ struct Cie {
 struct CfaState {
   unsigned cfa_reg = kDwSp;
   int64_t cfa_off = 0;
+  // The CFA is a DWARF expression (which this reader does not evaluate)
+  // until a later rule gives it a register and offset again.
+  bool cfa_expr = false;
   // Offset from the CFA where a register is saved; 0: not saved.
   int64_t saved[kDwRegs] = {};
 };
