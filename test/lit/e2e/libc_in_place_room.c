@@ -24,7 +24,7 @@ __attribute__((noinline)) static long churn(int i) {
   char *p = malloc(64 + i % 32);
   seen = p;
   memset(p, i, 64);
-  long r = p[i % 64];
+  long r = (signed char)p[i % 64]; // char is unsigned on AArch64
   free(p);
   pthread_mutex_lock(&mu);
   r += 1;
