@@ -261,7 +261,7 @@ enum TaskPhase : uint8_t { kUnknown, kRunnable, kWaiting, kEnded };
 struct TaskTrack {
   uint64_t id = 0; // 0: an empty slot
   uint64_t since = 0; // the current phase's start
-  uint64_t run_end = 0; // the end of its latest run
+  uint64_t run_start = 0, run_end = 0; // its latest run
   uintptr_t spawn_pc = 0;
   uint8_t phase = kUnknown;
   uint8_t reason = 0;
@@ -437,6 +437,7 @@ struct Writer {
       snprintf(args, sizeof args, "\"thread\":%d,\"then\":\"%s\"",
                ring->tids[0], why);
       slice(kTasksPid, e.task, "running", e.ts, e.a, args);
+      t->run_start = e.ts;
       t->run_end = end;
       t->since = end;
       if (!t->spawn_pc) // its spawn may have been dropped
@@ -452,6 +453,10 @@ struct Writer {
       if (!t)
         return;
       t->spawn_pc = e.b;
+      if (made_latest_run(t, e.ts)) {
+        from(e.a, it, "spawn", e.task, t->run_start);
+        return;
+      }
       t->phase = kRunnable;
       t->since = e.ts;
       from(e.a, it, "spawn", e.task);
@@ -463,6 +468,10 @@ struct Writer {
         return;
       if (t->phase == kRunnable)
         return; // woken while not waiting (a bound task's hand-back)
+      if (made_latest_run(t, e.ts)) {
+        from(e.a, it, "wake", e.task, t->run_start);
+        return;
+      }
       end_phase(t, e.ts);
       t->phase = kRunnable;
       t->since = e.ts;
@@ -506,15 +515,28 @@ struct Writer {
   // or the task's run is not in the trace: it was still running when the
   // trace stopped) from the thread's track, where a one-nanosecond slice
   // marks it.
-  void from(uint64_t maker, const Item &it, const char *what, uint64_t task) {
+  // A spawn or wake stamped before the end of the task's latest run made
+  // that run: the counter's resolution (AArch64's runs at tens of MHz) or
+  // two threads' readings of it put the run's start first in time order.
+  // Its arrow goes to the run; the task's phase is past it already.
+  static bool made_latest_run(const TaskTrack *t, uint64_t ts) {
+    return t->run_end && ts < t->run_end;
+  }
+
+  // The arrow from what made a task runnable (a task, or else the thread
+  // that recorded it) to the task at to (by default the event's time).
+  void from(uint64_t maker, const Item &it, const char *what, uint64_t task,
+            uint64_t to = ~uint64_t(0)) {
     const uint64_t ts = it.e.ts;
+    if (to == ~uint64_t(0))
+      to = ts;
     if (TaskTrack *m = maker ? tasks.get(maker) : nullptr) {
       if (m->run_end && m->run_end >= ts) {
-        flow(what, kTasksPid, maker, ts, task, ts);
+        flow(what, kTasksPid, maker, ts, task, to);
         return;
       }
       if (m->run_end && m->phase == kWaiting) {
-        flow(what, kTasksPid, maker, m->run_end - 1, task, ts);
+        flow(what, kTasksPid, maker, m->run_end - 1, task, to);
         return;
       }
     }
@@ -522,7 +544,7 @@ struct Writer {
     snprintf(name, sizeof name, "%s task %llu", what,
              static_cast<unsigned long long>(task));
     slice(kThreadsPid, it.ring + 1, name, ts, 1);
-    flow(what, kThreadsPid, it.ring + 1, ts, task, ts);
+    flow(what, kThreadsPid, it.ring + 1, ts, task, to);
   }
 
   // Tasks still runnable or waiting when the trace ends: their slices run
