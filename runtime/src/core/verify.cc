@@ -47,17 +47,11 @@ void handler(int sig, siginfo_t *si, void *uctx) {
              Demangled(symbol_name(pc)).str(), (unsigned long)pc,
              (unsigned long)th.task_lo, (unsigned long)th.task_hi,
              (unsigned long)addr, COPYSTACK_GUARD);
-  // Poison, or poison plus a small offset, used as an address: on x86-64
-  // a general-protection fault (si_code SI_KERNEL, no address: the
-  // address is not canonical), on AArch64 a fault at an address beyond
-  // the address space whose bits below the top byte are poison's (the
-  // top byte is ignored, and the kernel clears it in si_addr; qemu-user
-  // reports such a fault at address 0). Named by a register that holds
-  // poison.
+  // Poison, or poison plus a small offset, used as an address (machine.h
+  // fault_beyond_address_space): named by a register that holds poison.
   constexpr uint64_t kHigh = 0x01010101ull * kPoison;
-  const bool poison_addr =
-      ((addr >> 32) & 0xffffff) == (kHigh & 0xffffff) || addr == 0;
-  if (sig == SIGSEGV && (si->si_code == SI_KERNEL || poison_addr)) {
+  if (sig == SIGSEGV && fault_beyond_address_space(si->si_code, addr,
+                                                   uint32_t(kHigh))) {
     for (unsigned i = 0; i < kContextGprs; ++i) {
       const uint64_t v = context_gpr(uc, i);
       if (v >> 32 == kHigh)

@@ -15,7 +15,6 @@ namespace copystack_rt {
 // (core/relocate.cc, valist).
 constexpr int kVaListAddressWords[] = {0, 1, 2};
 
-// One step of a spinning wait.
 // The foreign-call trampoline's frame on the task stack (switch.S
 // __copystack_foreign_call_x18): its frame record and the task's limit;
 // the caller's sp after the call is its frame pointer plus this.
@@ -25,6 +24,7 @@ constexpr uintptr_t kForeignCallFrameBytes = 32;
 // plus this.
 constexpr uintptr_t kPreemptFrameBytes = 160;
 
+// One step of a spinning wait.
 inline void cpu_relax() { __asm__ volatile("yield" ::: "memory"); }
 
 // The generic timer's virtual count (CNTVCT_EL0), readable at EL0 on
@@ -67,6 +67,13 @@ inline uintptr_t context_fp(const ucontext_t *uc) {
 // its prologue saved it.
 inline uintptr_t context_lr(const ucontext_t *uc) {
   return static_cast<uintptr_t>(uc->uc_mcontext.regs[30]);
+}
+// Whether a SIGSEGV may be a register's value used as an address beyond
+// the address space, whose bits 32-55 are high (the top byte is ignored,
+// and the kernel clears it in si_addr; qemu-user reports such a fault at
+// address 0): verify mode then looks for its poison in the registers.
+inline bool fault_beyond_address_space(int, uintptr_t addr, uint32_t high) {
+  return ((addr >> 32) & 0xffffff) == (high & 0xffffff) || addr == 0;
 }
 // Its general registers x0-x30, by index, with their names.
 constexpr unsigned kContextGprs = 31;

@@ -8,6 +8,7 @@
 
 #include "copystack/abi.h"
 
+#include <csignal>
 #include <cstdint>
 #include <ucontext.h>
 #include <x86intrin.h>
@@ -19,7 +20,6 @@ namespace copystack_rt {
 // reg_save_area } (core/relocate.cc, valist).
 constexpr int kVaListAddressWords[] = {1, 2};
 
-// One step of a spinning wait.
 // The foreign-call trampoline's frame on the task stack (switch.S): the
 // return address into the caller and the saved %rbp; the caller's %rsp
 // after the call is the trampoline's %rbp plus this.
@@ -28,6 +28,7 @@ constexpr uintptr_t kForeignCallFrameBytes = 16;
 // address and the saved %rbp; the caller's %rsp is its %rbp plus this.
 constexpr uintptr_t kPreemptFrameBytes = 16;
 
+// One step of a spinning wait.
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
 // The CPU's cycle counter (platform/ticks.h decides whether it is usable).
@@ -59,6 +60,13 @@ inline uintptr_t context_fp(const ucontext_t *uc) {
 }
 // No link register: a call pushes the return address.
 inline uintptr_t context_lr(const ucontext_t *) { return 0; }
+// Whether a SIGSEGV may be a register's value used as an address beyond
+// the address space: a general-protection fault (si_code SI_KERNEL, no
+// address: the address is not canonical), as poison plus a small offset
+// is; verify mode then looks for its poison in the registers.
+inline bool fault_beyond_address_space(int si_code, uintptr_t, uint32_t) {
+  return si_code == SI_KERNEL;
+}
 // Its general registers but the stack pointer, by index, with their names
 // (verify mode names the one that held poison).
 constexpr unsigned kContextGprs = 15;
