@@ -10,7 +10,7 @@
 
 static copystack_waitgroup started, wg;
 static copystack_mutex lock;
-static volatile int runs;
+static _Atomic int runs; // tasks on several threads count
 
 static void yields(void *arg) {
   (void)arg;
