@@ -10,8 +10,9 @@
 #
 # It finds the tasks through __copystack_debug_info (runtime/src/sched/
 # task.cc), which needs no debug information; a suspended task's registers
-# are in the switch frame at its saved stack pointer (runtime/src/core/
-# copy.h, SwitchFrame). Both layouts must match what is read here.
+# are in the switch frame at its saved stack pointer (runtime/src/arch/
+# <arch>/frames.h, SwitchFrame, and switch.S). Both layouts must match
+# what is read here, for x86-64 and AArch64 (_Arch).
 
 import struct
 
@@ -20,13 +21,44 @@ from gdb.FrameDecorator import FrameDecorator
 
 _DEBUG_INFO_VERSION = 2
 _STATES = {1: "suspended", 2: "running", 3: "moving"}
-# SwitchFrame: 16 bytes of thread state (MXCSR, x87 control word, errno),
-# r15 r14 r13 r12 rbx rbp, then the return address.
-_SWITCH_REGS = ("r15", "r14", "r13", "r12", "rbx", "rbp")
-_SWITCH_STATE = 16
-_SWITCH_RBP = _SWITCH_STATE + 40
-_SWITCH_RET = _SWITCH_STATE + 48
-_SWITCH_BYTES = _SWITCH_STATE + 56
+
+
+class _Arch:
+    """What differs between x86-64 and AArch64: the switch frame's layout
+    (the registers it keeps, by offset; the frame pointer's and the
+    return address's offsets; its size), the registers' names, and the
+    DWARF numbers of the frame pointer, the stack pointer and the return
+    address."""
+
+    def __init__(self, name):
+        self.aarch64 = name.startswith("aarch64")
+        if self.aarch64:
+            # FPCR, FPSR, errno (16 bytes), d8-d15, x19-x28, x29, x30.
+            self.switch_regs = tuple(
+                ("x%d" % (19 + i), 80 + 8 * i) for i in range(10)) + (
+                ("x29", 160),)
+            self.switch_fp, self.switch_ret, self.switch_bytes = 160, 168, 176
+            self.sp, self.pc, self.lr = "sp", "pc", "x30"
+            self.dw_fp, self.dw_sp, self.dw_ra = 29, 31, 30
+        else:
+            # MXCSR, the x87 control word, errno (16 bytes), r15 r14 r13
+            # r12 rbx rbp, the return address.
+            self.switch_regs = tuple(
+                (r, 16 + 8 * i)
+                for i, r in enumerate(("r15", "r14", "r13", "r12", "rbx",
+                                       "rbp")))
+            self.switch_fp, self.switch_ret, self.switch_bytes = 56, 64, 72
+            self.sp, self.pc, self.lr = "rsp", "rip", None
+            self.dw_fp, self.dw_sp, self.dw_ra = 6, 7, 16
+
+
+def _arch():
+    try:
+        name = gdb.selected_inferior().architecture().name()
+    except (gdb.error, AttributeError):
+        name = gdb.execute("show architecture", to_string=True)
+        name = "aarch64" if "aarch64" in name else "i386:x86-64"
+    return _Arch(name)
 
 
 def _read(addr, size):
@@ -86,27 +118,58 @@ def _tasks(layout):
 
 
 def _running_threads(layout):
-    """Task address -> gdb thread running it, for live processes."""
+    """Task address -> gdb thread running it, for live processes: by the
+    thread's __copystack_thread, or where gdb cannot reach thread-local
+    storage (qemu-user's gdb stub) by the first of the thread's frames
+    whose stack pointer is on a running task's stack."""
     running = {}
     selected = gdb.selected_thread()
     if selected is None:
         return running
     frame = gdb.selected_frame()
+    stacks = None
     try:
         for thread in gdb.selected_inferior().threads():
             thread.switch()
             try:
                 base = int(gdb.parse_and_eval(
                     "(unsigned long)&__copystack_thread"))
+                task = _u64(base + layout.thread_task)
             except gdb.error:
-                continue
-            task = _u64(base + layout.thread_task)
+                if stacks is None:
+                    stacks = [(t, _u64(t + layout.task_stack_lo),
+                               _u64(t + layout.task_stack_hi))
+                              for t in _tasks(layout)
+                              if _u8(t + layout.task_state) == 2]
+                task = _task_on_frames(stacks)
             if task:
                 running[task] = thread
     finally:
         selected.switch()
         frame.select()
     return running
+
+
+def _task_on_frames(stacks):
+    """The task whose stack holds the selected thread's stack pointer in
+    one of its first frames (a task in a foreign call is found past the
+    trampoline), or 0."""
+    if not stacks:
+        return 0
+    sp_name = _arch().sp
+    try:
+        f = gdb.newest_frame()
+        for _ in range(64):
+            if f is None:
+                break
+            sp = int(f.read_register(sp_name))
+            for task, lo, hi in stacks:
+                if lo <= sp < hi:
+                    return task
+            f = f.older()
+    except gdb.error:
+        pass
+    return 0
 
 
 def _describe(layout, task, running):
@@ -121,7 +184,7 @@ def _describe(layout, task, running):
             where = "parked on %#x" % _u64(task + layout.task_wait_obj)
         else:
             where = "runnable or sleeping"
-        ret = _u64(_u64(task + layout.task_sp) + _SWITCH_RET)
+        ret = _u64(_u64(task + layout.task_sp) + _arch().switch_ret)
         where += ", in " + _symbol(ret)
     else:
         where = ""
@@ -157,10 +220,10 @@ def _symbol(pc):
 # The same reader as the runtime's (runtime/src/core/eh_frame.cc): the FDE
 # for a pc through its object's .eh_frame_hdr search table, then the CIE's
 # and FDE's call frame instructions up to the pc, keeping where the CFA is
-# (%rsp or %rbp plus an offset) and where %rbp was saved. The return address
-# is the word below the CFA. Only memory is read.
-
-_DW_RBP, _DW_RSP = 6, 7
+# (the stack or frame pointer plus an offset), and where the frame pointer
+# and the return address were saved (x86-64's CIE saves the return address
+# below the CFA; on AArch64 it is in x30 until the function saves it).
+# Only memory is read.
 
 
 class _Bytes:
@@ -251,6 +314,7 @@ class _UnwindTables:
         self.objects = [(lo, hi, hdr[obj]) for obj, ranges in text.items()
                         if obj in hdr for lo, hi in ranges]
         self.missing = []
+        self.arch = _arch()
 
     def _find_fde(self, pc):
         for lo, hi, hdr in self.objects:
@@ -318,8 +382,9 @@ class _UnwindTables:
         return cie
 
     def cfa_rule(self, pc):
-        """(register, offset, where %rbp was saved relative to the CFA or
-        None) for the frame at pc, or None where this reader has no rule."""
+        """(register, offset, where the frame pointer was saved relative to
+        the CFA or None, where the return address was or None) for the
+        frame at pc, or None where this reader has no rule."""
         fde = self._find_fde(pc)
         if fde is None:
             return None
@@ -336,31 +401,38 @@ class _UnwindTables:
             return None
         if cie["aug_data"]:
             r.i += r.uleb()
-        init = {"reg": _DW_RSP, "off": 8, "rbp": None}
-        state = self._run(cie["insns"], cie, start, pc, dict(init), init)
+        arch = self.arch
+        init = {"reg": arch.dw_sp, "off": 8, "fp": None, "ra": None}
+        state = self._run(cie["insns"], cie, start, pc, dict(init), init,
+                          arch)
         if state is None:
             return None
         body = _Bytes(r.here(), r.data[r.i:])
-        state = self._run(body, cie, start, pc, state, dict(state))
-        if state is None or state["reg"] not in (_DW_RSP, _DW_RBP):
+        state = self._run(body, cie, start, pc, state, dict(state), arch)
+        if state is None or state["reg"] not in (arch.dw_sp, arch.dw_fp):
             return None
-        return state["reg"], state["off"], state["rbp"]
+        return state["reg"], state["off"], state["fp"], state["ra"]
 
     @staticmethod
-    def _run(r, cie, loc, pc, st, init):
+    def _run(r, cie, loc, pc, st, init, arch):
         """The state at pc after the instructions of r, from st (init is
         what DW_CFA_restore goes back to); None where unsupported."""
         r = _Bytes(r.addr, r.data)
         saved = []
         data_align, code_align = cie["data_align"], cie["code_align"]
+        kept = {arch.dw_fp: "fp", arch.dw_ra: "ra"}
 
         def save(reg, factored):
-            if reg == _DW_RBP:
-                st["rbp"] = factored * data_align
+            if reg in kept:
+                st[kept[reg]] = factored * data_align
 
         def forget(reg):
-            if reg == _DW_RBP:
-                st["rbp"] = None
+            if reg in kept:
+                st[kept[reg]] = None
+
+        def restore(reg):
+            if reg in kept:
+                st[kept[reg]] = init[kept[reg]]
 
         while r.more():
             op = r.u8()
@@ -371,8 +443,7 @@ class _UnwindTables:
             elif high == 0x80:
                 save(low, r.uleb())
             elif high == 0xc0:
-                if low == _DW_RBP:
-                    st["rbp"] = init["rbp"]
+                restore(low)
             elif op == 0x00:
                 pass
             elif op == 0x01:
@@ -388,8 +459,7 @@ class _UnwindTables:
                 reg = r.uleb()
                 save(reg, r.uleb())
             elif op == 0x06:
-                if r.uleb() == _DW_RBP:
-                    st["rbp"] = init["rbp"]
+                restore(r.uleb())
             elif op in (0x07, 0x08):
                 forget(r.uleb())
             elif op == 0x09:
@@ -440,25 +510,28 @@ class _UnwindTables:
 
 
 def _walk(tables, pc, sp, fp, lo, hi, shift, end):
-    """The return addresses of the frames from pc (its frame's %rsp and
-    %rbp there: sp, fp) up, inside [lo, hi), whose words are read at shift
-    bytes from their addresses; as the runtime's dump walks them
+    """The return addresses of the frames from pc (its frame's stack and
+    frame pointers there: sp, fp) up, inside [lo, hi), whose words are read
+    at shift bytes from their addresses; as the runtime's dump walks them
     (runtime/src/sched/dump.cc): by the CFA rules at pc - 1, and where this
-    reader has none, as a frame with a frame pointer."""
+    reader has none, as a frame with a frame record (the caller's frame
+    pointer, then the return address)."""
     pcs = []
     while pc and pc != end and len(pcs) < 10000:
         pcs.append(pc)
         rule = tables.cfa_rule(pc - 1)
         if rule is not None:
-            reg, off, rbp_at = rule
-            cfa = (sp if reg == _DW_RSP else fp) + off
-            if not (lo <= cfa - 8 < hi and not cfa & 7) or cfa <= sp:
+            reg, off, fp_at, ra_at = rule
+            cfa = (sp if reg == tables.arch.dw_sp else fp) + off
+            if ra_at is None:  # in a register: only an interrupted frame's
                 break
-            if rbp_at is not None:
-                if not lo <= cfa + rbp_at < hi or (cfa + rbp_at) & 7:
+            if not (lo <= cfa + ra_at < hi and not cfa & 7) or cfa <= sp:
+                break
+            if fp_at is not None:
+                if not lo <= cfa + fp_at < hi or (cfa + fp_at) & 7:
                     break
-                fp = _u64(cfa + rbp_at + shift)
-            pc, sp = _u64(cfa - 8 + shift), cfa
+                fp = _u64(cfa + fp_at + shift)
+            pc, sp = _u64(cfa + ra_at + shift), cfa
             continue
         tables.missing.append(pc)
         if fp < lo or fp + 16 > hi or fp & 7 or fp + 16 <= sp:
@@ -491,7 +564,9 @@ it). A star marks the task of the selected thread."""
             base = int(gdb.parse_and_eval("(unsigned long)&__copystack_thread"))
             current = _u64(base + layout.thread_task)
         except gdb.error:
-            pass
+            selected = gdb.selected_thread()
+            current = next((task for task, thread in running.items()
+                            if thread == selected), None)
         gdb.write("  %-6s %-10s %9s %5s  %s\n" %
                   ("id", "state", "stack", "moves", "where"))
         for task in _tasks(layout):
@@ -555,8 +630,9 @@ running task's by its thread."""
         end = int(gdb.parse_and_eval(
             "(unsigned long)&__copystack_task_return"))
         tables = _UnwindTables()
-        pcs = _walk(tables, _u64(sp + _SWITCH_RET), lo + _SWITCH_BYTES,
-                    _u64(sp + _SWITCH_RBP),
+        arch = tables.arch
+        pcs = _walk(tables, _u64(sp + arch.switch_ret),
+                    lo + arch.switch_bytes, _u64(sp + arch.switch_fp),
                     lo, hi, shift, end)
         for n, pc in enumerate(pcs):
             gdb.write("#%-3d %#018x in %s\n" % (n, pc, _symbol(pc)))
@@ -571,15 +647,18 @@ running task's by its thread."""
             CopystackTask._backtrace_compacted(layout, task)
             return
         sp = _u64(task + layout.task_sp)
-        frame = [_u64(sp + _SWITCH_STATE + 8 * i) for i in range(7)]
+        arch = _arch()
+        values = {reg: _u64(sp + off) for reg, off in arch.switch_regs}
+        ret = _u64(sp + arch.switch_ret)
+        values[arch.sp] = sp + arch.switch_bytes
+        values[arch.pc] = ret
+        if arch.lr:
+            values[arch.lr] = ret
         gdb.execute("frame 0", to_string=True)
-        saved = {r: int(gdb.parse_and_eval("$" + r))
-                 for r in _SWITCH_REGS + ("rsp", "rip")}
+        saved = {r: int(gdb.parse_and_eval("$" + r)) for r in values}
         try:
-            for reg, value in zip(_SWITCH_REGS, frame):
+            for reg, value in values.items():
                 gdb.execute("set $%s = %d" % (reg, value))
-            gdb.execute("set $rsp = %d" % (sp + _SWITCH_BYTES))
-            gdb.execute("set $rip = %d" % frame[6])
             gdb.execute("bt " + rest)
         finally:
             for reg, value in saved.items():

@@ -61,19 +61,17 @@ if config.cs_mode != "tsan" and not aarch64:
     config.available_features.add("preempt-signal")
 
 
-def aarch64_runs():
-    """Whether this machine runs AArch64 Linux programs: natively, or
-    through a binfmt_misc entry for them (scripts/qemu-binfmt registers
-    qemu-aarch64; the dynamic linker and libraries come from Debian's
-    cross sysroot through QEMU_LD_PREFIX)."""
-    if os.uname().machine == "aarch64":
-        return True
+def aarch64_emulator():
+    """The interpreter of the enabled binfmt_misc entry for AArch64 Linux
+    programs (scripts/qemu-binfmt registers qemu-aarch64; the dynamic
+    linker and libraries come from Debian's cross sysroot through
+    QEMU_LD_PREFIX), or None."""
     magic = "7f454c460201010000000000000000000200b700"
     top = "/proc/sys/fs/binfmt_misc"
     try:
         names = os.listdir(top)
     except OSError:
-        return False
+        return None
     for name in names:
         try:
             with open(os.path.join(top, name)) as f:
@@ -81,8 +79,16 @@ def aarch64_runs():
         except OSError:
             continue
         if text.startswith("enabled") and f"magic {magic}" in text:
-            return True
-    return False
+            for line in text.splitlines():
+                if line.startswith("interpreter "):
+                    return line.split(" ", 1)[1]
+    return None
+
+
+def aarch64_runs():
+    """Whether this machine runs AArch64 Linux programs: natively, or
+    through a binfmt_misc entry for them."""
+    return os.uname().machine == "aarch64" or aarch64_emulator() is not None
 
 
 target = ""
@@ -90,8 +96,8 @@ target = ""
 host_lib = config.cs_lib
 if aarch64:
     # The AArch64 port (docs/porting.md): the drivers build for it with
-    # the cross-built runtime; no gdb or valgrind for its programs, no x86
-    # vector units. Its preemption by signal runs the programs the list
+    # the cross-built runtime; gdb through qemu's gdb stub (below), no
+    # valgrind for its programs, no x86 vector units. Its preemption by signal runs the programs the list
     # names (the preempt-signal feature's tests are x86-64's).
     config.name += "-aarch64"
     target = " --target=aarch64-linux-gnu"
@@ -337,7 +343,15 @@ with open("/proc/cpuinfo") as f:
         if flag in ("avx2", "avx512f") and not aarch64:
             config.available_features.add("cpu-" + flag)
 import shutil
-if shutil.which("gdb") and not aarch64:
+# gdb: the machine's own, or for AArch64 programs under qemu-user
+# gdb-multiarch through qemu's gdb stub (Inputs/gdb_qemu.py).
+gdb_qemu = None
+if aarch64 and os.uname().machine != "aarch64":
+    if shutil.which("gdb-multiarch") and aarch64_emulator():
+        gdb_qemu = (f"python3 {config.test_source_root}/Inputs/gdb_qemu.py "
+                    f"{aarch64_emulator()} gdb-multiarch")
+        config.available_features.add("gdb")
+elif shutil.which("gdb"):
     config.available_features.add("gdb")
 # valgrind and its tools (valgrind_runs.c; scripts/setup installs them).
 if shutil.which("valgrind") and shutil.which("callgrind_annotate") and \
@@ -354,7 +368,8 @@ if os.path.exists(go):
 # XSAVE area it does not know, such as Intel's with AMX: what the gdb
 # commands do must not depend on it).
 config.substitutions.append(
-    ("%gdb", 'gdb -batch -nx -iex "set auto-load safe-path /" '
+    ("%gdb", (gdb_qemu or "gdb") + ' -batch -nx '
+             '-iex "set auto-load safe-path /" '
              '-iex "set may-call-functions off"'))
 # Another clang, for toolchain_other_clang.c (scripts/test-install installs
 # clang-14 and runs that test; scripts/setup does not need it).
