@@ -3,7 +3,7 @@
 // breakpoint in write() and from abort(). The write is stdio's, inside
 // fflush: a write() the task makes itself goes to the network poller's
 // wrapper, which tries pwritev2(RWF_NOWAIT) first (docs/debugging.md).
-// REQUIRES: normal, gdb
+// REQUIRES: normal, gdb || gdb-stub
 // RUN: %cc %s -o %t
 // RUN: %gdb -ex "break write" -ex run -ex bt -ex kill %t 2>&1 | FileCheck %s --check-prefix=WRITE
 // RUN: %gdb -ex run -ex bt -ex kill --args %t abort 2>&1 | FileCheck %s --check-prefix=ABORT

@@ -3,7 +3,7 @@
 // walks its frames in the heap block they wait in, by the unwind tables
 // (waiter keeps no frame pointer), in the live process and in a core file,
 // without calling any function of the program (%gdb forbids it).
-// REQUIRES: normal, gdb
+// REQUIRES: normal, gdb || gdb-stub
 // RUN: %cc %s -o %t
 // RUN: %gdb -ex run -ex "copystack tasks" -ex "copystack task 2 bt" -ex kill %t 2>&1 | FileCheck %s
 // A core file of a program under qemu-user holds qemu's whole reservation

@@ -1,7 +1,7 @@
 // The gdb commands the runtime embeds (.debug_gdb_scripts): "copystack
 // tasks" lists every task with its state and where it stopped, and
 // "copystack task ID bt" prints a parked task's frames.
-// REQUIRES: normal, gdb
+// REQUIRES: normal, gdb || gdb-stub
 // RUN: %cc %s -o %t
 // RUN: %gdb -ex run -ex "copystack tasks" -ex "copystack task 3 bt" -ex "bt" -ex kill %t 2>&1 | FileCheck %s
 #include <copystack/copystack.h>

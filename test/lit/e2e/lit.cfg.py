@@ -343,14 +343,15 @@ with open("/proc/cpuinfo") as f:
         if flag in ("avx2", "avx512f") and not aarch64:
             config.available_features.add("cpu-" + flag)
 import shutil
-# gdb: the machine's own, or for AArch64 programs under qemu-user
-# gdb-multiarch through qemu's gdb stub (Inputs/gdb_qemu.py).
+# gdb: the machine's own ("gdb"), or for AArch64 programs under qemu-user
+# gdb-multiarch through qemu's gdb stub ("gdb-stub": %gdb only, through
+# Inputs/gdb_qemu.py; the programs that run gdb themselves need "gdb").
 gdb_qemu = None
 if aarch64 and os.uname().machine != "aarch64":
     if shutil.which("gdb-multiarch") and aarch64_emulator():
         gdb_qemu = (f"python3 {config.test_source_root}/Inputs/gdb_qemu.py "
                     f"{aarch64_emulator()} gdb-multiarch")
-        config.available_features.add("gdb")
+        config.available_features.add("gdb-stub")
 elif shutil.which("gdb"):
     config.available_features.add("gdb")
 # valgrind and its tools (valgrind_runs.c; scripts/setup installs them).
