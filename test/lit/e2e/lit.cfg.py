@@ -97,8 +97,9 @@ host_lib = config.cs_lib
 if aarch64:
     # The AArch64 port (docs/porting.md): the drivers build for it with
     # the cross-built runtime; gdb through qemu's gdb stub (below), no
-    # valgrind for its programs, no x86 vector units. Its preemption by signal runs the programs the list
-    # names (the preempt-signal feature's tests are x86-64's).
+    # valgrind for its programs, no x86 vector units. Its preemption by
+    # signal runs the programs the list names (the preempt-signal
+    # feature's tests are x86-64's).
     config.name += "-aarch64"
     target = " --target=aarch64-linux-gnu"
     config.available_features.add("aarch64")
