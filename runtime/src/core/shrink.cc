@@ -14,18 +14,15 @@ namespace copystack_rt {
 
 namespace {
 
-// A task the monitor preempted stopped where no safepoint is, at a loop
-// poll, a prologue or (the signal) any instruction (sched/preempt.h): it
-// resumes on this stack.
-bool preempted(const Task *t) {
-  return preempted_resume(reinterpret_cast<const SwitchFrame *>(t->sp)->ret);
-}
-
-// A task preempted, or whose call an I/O thread makes in its stack
-// (Task::stack_held): its stack stays where it is.
-bool held(const Task *t) { return preempted(t) || t->stack_held; }
+// A task preempted (it resumes on this stack), or whose call an I/O thread
+// makes in its stack (Task::stack_held): its stack stays where it is.
+bool held(const Task *t) { return task_preempted(t) || t->stack_held; }
 
 } // namespace
+
+bool task_preempted(const Task *t) {
+  return preempted_resume(reinterpret_cast<const SwitchFrame *>(t->sp)->ret);
+}
 
 bool task_started(const Task *t) {
   return reinterpret_cast<const SwitchFrame *>(t->sp)->ret !=

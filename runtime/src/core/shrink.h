@@ -32,6 +32,11 @@ bool shrink_suspended(Task *t, bool always_move, bool to_pool);
 // into __copystack_task_start).
 bool task_started(const Task *t);
 
+// Whether suspended task t was preempted (sched/preempt.h): it stopped
+// where no safepoint is, at a loop poll, a prologue or (the signal) any
+// instruction, and resumes only on the thread it stopped on.
+bool task_preempted(const Task *t);
+
 // Whether suspended task t's stack may be compacted (core/copy.h): it has
 // started, stopped at a safepoint (not preempted), is not compacted
 // already, and no sanitizer watches the stacks (their shadow memory and

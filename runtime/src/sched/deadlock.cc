@@ -78,7 +78,9 @@ struct Look {
 
 void hold_if_asleep(Task *t, void *arg) {
   auto *look = static_cast<Look *>(arg);
-  if (!look->asleep || t->state.load(std::memory_order_acquire) == kFree)
+  uint8_t state = t->state.load(std::memory_order_acquire);
+  // A task lost in a fork (sched/fork.cc) never runs again: asleep.
+  if (!look->asleep || state == kFree || state == kLost)
     return;
   if (!hold_task_until(t, look->deadline_ms)) { // running
     look->asleep = false;

@@ -64,6 +64,12 @@ void deadlock_after_fork_child();
 void timers_fork_lock();
 void timers_fork_unlock();
 void timers_after_fork_child();
+// Before the fork takes any lock: the timer thread takes no timer from
+// the heap until timers_fork_resume (in the parent; the child's timer
+// thread is new), and the timer it is firing, if any, has been fired to
+// the end (timer.cc).
+void timers_fork_pause();
+void timers_fork_resume();
 
 // Looks, and stops the program if it is deadlocked. From any thread that is
 // not running a task.

@@ -613,8 +613,11 @@ void visit(Task *t, void *arg) {
       print_task(t, what, nullptr);
       return;
     }
-    print_task(t, state == kRunning ? "running on another thread"
-                                    : "being moved",
+    print_task(t,
+               state == kRunning ? "running on another thread"
+               : state == kLost
+                   ? "lost in fork(): it was on another thread of the parent"
+                   : "being moved",
                nullptr);
     return;
   }

@@ -28,7 +28,11 @@
 // and so are they; a channel or mutex one of them was inside at that moment
 // stays locked), a task another thread preempted (it resumes only on that
 // thread), and bound tasks of other threads (copystack_run, other threads'
-// start routines), whose threads are gone too. Forking from a task (main is one)
+// start routines), whose threads are gone too: as with threads, a child
+// that waits for one of them waits forever. The child marks them lost
+// (kLost): the deadlock check counts them as asleep, so that such a wait
+// ends in "all tasks are asleep - deadlock!" and a dump that names them,
+// not in a silent hang. Forking from a task (main is one)
 // is the usual case; the child's main task carries on on the forking
 // thread.
 #include "platform/fatal.h"
@@ -36,6 +40,8 @@
 #include "platform/runtime.h"
 #include "platform/valgrind.h"
 #include "core/frame_info.h"
+#include "core/shrink.h"
+#include "sched/preempt.h"
 #include "core/stack_alloc.h"
 #include "sched/collect.h"
 #include "sched/deadlock.h"
@@ -74,6 +80,7 @@ bool g_membarrier = false;
 // allocates stacks and looks up frames; the deadlock check holds its own
 // while it walks the task structures.
 void prepare() {
+  timers_fork_pause();
   // The flag, a full barrier on every thread, then each worker's park_fn
   // (__copystack_park stores it, then reads the flag): a park this misses
   // sees the flag and waits for the fork.
@@ -111,10 +118,24 @@ void release() {
 void in_parent() {
   release();
   __atomic_fetch_sub(&__copystack_fork_words[0], 1, __ATOMIC_SEQ_CST);
+  timers_fork_resume();
+}
+
+// In the child: whether t was on a thread the child does not have.
+void mark_if_lost(Task *t, void *) {
+  uint8_t s = t->state.load(std::memory_order_relaxed);
+  bool lost = s == kRunning
+                  ? !runs_on_this_thread(t)
+                  : s == kSuspended &&
+                        (t->runner != nullptr ||
+                         (task_preempted(t) && !preempted_here(t)));
+  if (lost)
+    t->state.store(kLost, std::memory_order_relaxed);
 }
 
 void in_child() {
   __atomic_store_n(&__copystack_fork_words[0], 0, __ATOMIC_RELAXED); // alone
+  for_each_task(mark_if_lost, nullptr);
   trace::after_fork_child();
   profile::after_fork_child();
   futex_table_after_fork_child(); // before release(): its unlocks use it

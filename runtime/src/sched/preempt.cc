@@ -161,6 +161,13 @@ void keep_preempted(Task *t) {
 
 bool preempted_waiting() { return t_preempted.head != nullptr; }
 
+bool preempted_here(const Task *t) {
+  for (const Task *p = t_preempted.head; p; p = p->next)
+    if (p == t)
+      return true;
+  return false;
+}
+
 Task *preempted_take(bool any) {
   Preempted &p = t_preempted;
   Task *t = p.head;

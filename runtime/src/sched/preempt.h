@@ -68,6 +68,9 @@ Task *preempted_take(bool any);
 // an I/O thread then, io_pool.h pool_hop).
 bool preempted_waiting();
 
+// Whether t waits on the calling thread's list of preempted tasks.
+bool preempted_here(const Task *t);
+
 // Before t runs again on this thread (scheduler.cc execute()): if it was
 // preempted, the thread-local words it stopped with (preempt.cc,
 // save_once_tls) are put back.

@@ -2,6 +2,7 @@
 #include "sched/profile.h"
 
 #include "core/copy.h"
+#include "core/shrink.h"
 #include "core/frame_info.h"
 #include "platform/config.h"
 #include "platform/demangle.h"
@@ -170,8 +171,7 @@ void resumed(Task *t) {
   if (!recording(kBlock))
     return;
   // A preempted task's word was its ticket (sched/preempt.h): no park.
-  if (!(b & kWokenBit) ||
-      preempted_resume(reinterpret_cast<const SwitchFrame *>(t->sp)->ret))
+  if (!(b & kWokenBit) || task_preempted(t))
     return;
   TaskFrames f;
   walk_suspended(f, t);
@@ -246,6 +246,7 @@ void count_task(Task *t, void *arg) {
   const uint8_t r = t->wait_reason.load(std::memory_order_relaxed);
   char buf[64];
   const char *doing = state == kRunning ? "running"
+                      : state == kLost  ? "lost in fork"
                       : r == kWaitNone  ? "runnable"
                                         : wait_reason_name(r, buf, sizeof buf);
   const int64_t one = 1;

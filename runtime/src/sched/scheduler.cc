@@ -1266,6 +1266,20 @@ void run_bound(Task *t) {
   run_bound(t, b);
 }
 
+namespace {
+// The calling thread's innermost bound run (linked by BoundRun::outer).
+thread_local BoundRun *t_bound_run = nullptr;
+} // namespace
+
+bool runs_on_this_thread(const Task *t) {
+  if (t == __copystack_thread.task)
+    return true;
+  for (const BoundRun *b = t_bound_run; b; b = b->outer)
+    if (b->saved.task == t)
+      return true;
+  return false;
+}
+
 void run_bound(Task *t, BoundRun &b) {
   RuntimeThread counted;
   prepare_signal_stack();
@@ -1277,6 +1291,8 @@ void run_bound(Task *t, BoundRun &b) {
   Thread &th = __copystack_thread;
   b.saved = th;
   b.saved_limit = read_limit();
+  b.outer = t_bound_run;
+  t_bound_run = &b;
   th.worker = nullptr; // what this task wakes goes to the woken queue
   for (;;) {
     g_sched.bound_running.fetch_add(1);
@@ -1290,6 +1306,7 @@ void run_bound(Task *t, BoundRun &b) {
     b.runner.runnable = false;
   }
   counter_add(Counter::kLiveTasks, -1);
+  t_bound_run = b.outer;
   th = b.saved;
   write_limit(b.saved_limit);
 }
@@ -1301,6 +1318,7 @@ void abandon_bound(Task *t, BoundRun &b) {
   t->pins = save_pins(th);
   san::leave_task(t, true);
   counter_add(Counter::kLiveTasks, -1);
+  t_bound_run = b.outer;
   th = b.saved;
   write_limit(b.saved_limit);
   destroy_task(t);

@@ -120,6 +120,7 @@ struct BoundRun {
   Runner runner;
   Thread saved{};
   uintptr_t saved_limit = 0;
+  BoundRun *outer = nullptr; // the thread's enclosing bound run, or null
 };
 
 // Runs t bound to the calling thread until it finishes (copystack_run).
@@ -130,6 +131,10 @@ void run_bound(Task *t, BoundRun &b);
 // back to a frame of the thread's own (thread_tasks.cc): puts the thread
 // back as run_bound(t, b) would have on return, and destroys t.
 void abandon_bound(Task *t, BoundRun &b);
+
+// Whether t runs on the calling thread: its current task, or one whose
+// run a bound run on this thread interrupted (copystack_run from a task).
+bool runs_on_this_thread(const Task *t);
 
 // Runs the program's main task t on the scheduler, with the calling thread
 // as one of the workers (Go's M0), and exits with its result when it

@@ -37,6 +37,11 @@ enum TaskState : uint8_t {
   kSuspended = 1, // parked, runnable or not yet started: its sp is saved
   kRunning = 2,   // on a thread now
   kShrinking = 3, // the collector is moving its stack
+  // In a child of fork(): it was on a thread the child does not have
+  // (running there, preempted there, or bound to it), and never runs
+  // again (sched/fork.cc). The deadlock check counts it as asleep, the
+  // task dump names it.
+  kLost = 4,
 };
 
 // Why a suspended task waits (Go's waitReason), for the task dump and the

@@ -22,6 +22,7 @@
 #include <new>
 #include <pthread.h>
 #include <queue>
+#include <sched.h>
 #include <thread>
 #include <vector>
 
@@ -51,6 +52,12 @@ struct Timers {
   // The earliest deadline added without waking the timer thread
   // (add(), deferring), or kNever.
   std::atomic<uint64_t> deferred{~uint64_t(0)};
+  // Forks being prepared or made in the parent (timers_fork_pause): the
+  // timer thread takes no timer meanwhile. Under the lock.
+  int paused = 0;
+  // 1 from the moment the timer thread takes a timer from the heap (under
+  // the lock) until it has fired it and counted it (without the lock).
+  std::atomic<int> firing{0};
 };
 
 constexpr uint64_t kNever = ~uint64_t(0);
@@ -83,6 +90,11 @@ void timer_thread() {
   pthread_setname_np(pthread_self(), "copystack-timer");
   std::unique_lock<std::mutex> g(g_timers.lock);
   for (;;) {
+    if (g_timers.paused) { // a fork: timers_fork_resume wakes it
+      g_timers.armed = 0;
+      g_timers.cv.wait(g);
+      continue;
+    }
     if (g_timers.heap.empty()) {
       g_timers.armed = kNever;
       g_timers.cv.wait(g);
@@ -99,6 +111,7 @@ void timer_thread() {
     }
     Timer t = top;
     g_timers.heap.pop();
+    g_timers.firing.store(1, std::memory_order_relaxed);
     g.unlock();
     if (t.fn) {
       t.fn(t.a, t.b);
@@ -113,6 +126,7 @@ void timer_thread() {
     // Only now: until the task it wakes is runnable, the timer still
     // counts as one that will wake somebody (the deadlock check).
     g_pending.fetch_sub(1);
+    g_timers.firing.store(0, std::memory_order_release);
     g.lock();
   }
 }
@@ -165,6 +179,30 @@ void timers_fork_unlock() {
   g_timers.started.fork_unlock();
 }
 
+// A fork while the timer thread fires a timer, between taking it from the
+// heap and counting it fired, left the child with the timer neither in
+// the heap nor fired: a task whose sleep it ended slept forever there, or
+// the count of pending timers stayed above zero and the child's deadlock
+// check never reported (a child waiting for a task lost in the fork hung,
+// fork_lost_tasks.c, 1 run in 34). So the fork first stops the timer
+// thread from taking timers and waits for the one it fires, before it
+// takes any lock (a fire may need a channel's lock, which a task that
+// began to park during a fork keeps until the fork is over).
+void timers_fork_pause() {
+  {
+    std::lock_guard<std::mutex> g(g_timers.lock);
+    ++g_timers.paused;
+  }
+  while (g_timers.firing.load(std::memory_order_acquire))
+    sched_yield();
+}
+
+void timers_fork_resume() {
+  std::lock_guard<std::mutex> g(g_timers.lock);
+  if (--g_timers.paused == 0)
+    g_timers.cv.notify_one();
+}
+
 // The timer thread is gone in the child; its heap is not. Nor is the
 // condition variable's record of it: the parent's timer thread was
 // waiting on it at the fork, and glibc's condition variable counts that
@@ -175,6 +213,7 @@ void timers_fork_unlock() {
 void timers_after_fork_child() {
   new (&g_timers.cv) std::condition_variable();
   g_timers.armed = 0; // the new timer thread looks at the heap first
+  g_timers.paused = 0; // the forks under way are the parent's
   g_timers.deferred.store(kNever);
   g_monitor_next.store(0); // the child's monitor starts anew
   if (g_timers.started.done())
