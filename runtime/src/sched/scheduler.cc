@@ -1266,16 +1266,15 @@ void run_bound(Task *t) {
   run_bound(t, b);
 }
 
-namespace {
-// The calling thread's innermost bound run (linked by BoundRun::outer).
-thread_local BoundRun *t_bound_run = nullptr;
-} // namespace
-
 bool runs_on_this_thread(const Task *t) {
-  if (t == __copystack_thread.task)
-    return true;
-  for (const BoundRun *b = t_bound_run; b; b = b->outer)
-    if (b->saved.task == t)
+  // A bound task's run saved the task it interrupted on this thread
+  // (BoundRun::saved): no thread-local of its own (libcopystack.so's
+  // static TLS stays under 256 bytes: shared_library_dlopen_plain_host.c).
+  static_assert(offsetof(BoundRun, runner) == 0, "a bound task's run");
+  for (const Task *c = __copystack_thread.task; c;
+       c = c->runner ? reinterpret_cast<const BoundRun *>(c->runner)->saved.task
+                     : nullptr)
+    if (c == t)
       return true;
   return false;
 }
@@ -1291,8 +1290,6 @@ void run_bound(Task *t, BoundRun &b) {
   Thread &th = __copystack_thread;
   b.saved = th;
   b.saved_limit = read_limit();
-  b.outer = t_bound_run;
-  t_bound_run = &b;
   th.worker = nullptr; // what this task wakes goes to the woken queue
   for (;;) {
     g_sched.bound_running.fetch_add(1);
@@ -1306,7 +1303,6 @@ void run_bound(Task *t, BoundRun &b) {
     b.runner.runnable = false;
   }
   counter_add(Counter::kLiveTasks, -1);
-  t_bound_run = b.outer;
   th = b.saved;
   write_limit(b.saved_limit);
 }
@@ -1318,7 +1314,6 @@ void abandon_bound(Task *t, BoundRun &b) {
   t->pins = save_pins(th);
   san::leave_task(t, true);
   counter_add(Counter::kLiveTasks, -1);
-  t_bound_run = b.outer;
   th = b.saved;
   write_limit(b.saved_limit);
   destroy_task(t);

@@ -120,7 +120,6 @@ struct BoundRun {
   Runner runner;
   Thread saved{};
   uintptr_t saved_limit = 0;
-  BoundRun *outer = nullptr; // the thread's enclosing bound run, or null
 };
 
 // Runs t bound to the calling thread until it finishes (copystack_run).

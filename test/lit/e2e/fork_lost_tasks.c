@@ -5,13 +5,17 @@
 // the task it waited for as lost in the fork. The parent goes on as
 // before. No preemption: the spinning task keeps its worker until the fork
 // (one preempted on the forking thread would resume in the child, and
-// the child would not wait forever).
+// the child would not wait forever). And a fork from a task that
+// copystack_run started from main: main, whose run it interrupted on the
+// forking thread, is in the child (its fatal error's dump shows it as
+// running, not lost).
 // Not under TSan, which ends a forked child that starts threads (the
 // runtime's fork handler starts the child's workers).
 // UNSUPPORTED: tsan
 // RUN: %cc %s -o %t
 // RUN: env COPYSTACK_WORKERS=2 COPYSTACK_PREEMPT=0 %run %t worker 2>&1 | FileCheck %s --check-prefix=WORKER
 // RUN: env COPYSTACK_WORKERS=2 %run %t thread 2>&1 | FileCheck %s --check-prefix=THREAD
+// RUN: %run %t nested 2>&1 | FileCheck %s --check-prefix=NESTED --implicit-check-not='lost in fork'
 #include "Inputs/check.h"
 
 #include <pthread.h>
@@ -43,6 +47,23 @@ static void *thread_main(void *arg) {
   return NULL;
 }
 
+// Bound to main's thread by copystack_run: forks, and in the child closes
+// a channel twice (a fatal error, whose dump lists every task).
+static void nested(void *arg) {
+  (void)arg;
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    copystack_chan *c = copystack_chan_make(sizeof(int), 0);
+    copystack_chan_close(c);
+    copystack_chan_close(c);
+    _exit(0);
+  }
+  int status;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  printf("nested child: exit %d\n", WEXITSTATUS(status));
+}
+
 // Waits for the child and says how it ended.
 static void reap(pid_t child) {
   int status;
@@ -53,6 +74,11 @@ static void reap(pid_t child) {
 
 int main(int argc, char **argv) {
   REQUIRE(argc == 2);
+  if (strcmp(argv[1], "nested") == 0) {
+    copystack_run(nested, NULL);
+    printf("parent: done\n");
+    return 0;
+  }
   int worker = strcmp(argv[1], "worker") == 0;
   copystack_waitgroup_add(&done, 1);
   pthread_t th;
@@ -104,3 +130,7 @@ int main(int argc, char **argv) {
 // THREAD-DAG: task 1 [wait group wait, {{[0-9]+}} {{ms|s}}]:
 // THREAD: child: exit 2
 // THREAD-NEXT: parent: done
+// NESTED: copystack: fatal: close of closed channel
+// NESTED: task 1 [running on another thread]:
+// NESTED: nested child: exit 2
+// NESTED-NEXT: parent: done
