@@ -119,6 +119,49 @@ if aarch64:
         config.environment["COPYSTACK_VERIFY_ARENA_GIB"] = "16"
 else:
     config.available_features.add("x86_64")
+
+
+def aarch64_sanitizer_dir():
+    """The resource directory whose lib/linux has the AArch64 sanitizer
+    runtimes: clang's own on an AArch64 machine (libclang-rt-19-dev), else
+    the one scripts/cross-sanitizers made from the unpacked arm64 package
+    (the cross sysroot has none); None if neither has them."""
+    if os.uname().machine == "aarch64":
+        import subprocess
+        top = subprocess.run(
+            [os.path.join(config.cs_llvm_bin, "clang"), "-print-resource-dir"],
+            capture_output=True, text=True).stdout.strip()
+    else:
+        cache = os.environ.get("COPYSTACK_CACHE") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME")
+            or os.path.join(os.environ.get("HOME", "/tmp"), ".cache"),
+            "copystack")
+        top = os.path.join(cache, "clang-rt-arm64", "resource-dir")
+    lib = os.path.join(top, "lib", "linux", "libclang_rt.asan-aarch64.a")
+    return top if os.path.exists(lib) else None
+
+
+# The sanitizers the programs can be built and run with (the san_*
+# programs): every one on x86-64. For AArch64, AddressSanitizer and UBSan
+# when the runtimes are there (aarch64_sanitizer_dir); ThreadSanitizer and
+# LeakSanitizer not under qemu-user, whose 47-bit address space TSan does
+# not know ("unsupported VMA range") and under which LSan cannot stop the
+# threads (it needs ptrace): a run there sets detect_leaks=0.
+san_resource_dir = None
+if not aarch64:
+    for name in ("address", "undefined", "thread", "leak"):
+        config.available_features.add("san-" + name)
+else:
+    san_resource_dir = aarch64_sanitizer_dir()
+    if san_resource_dir:
+        config.available_features.add("san-address")
+        config.available_features.add("san-undefined")
+        if os.uname().machine == "aarch64":
+            config.available_features.add("san-thread")
+            config.available_features.add("san-leak")
+        else:
+            target += f" -resource-dir={san_resource_dir}"
+            config.environment["ASAN_OPTIONS"] = "detect_leaks=0"
 if config.cs_cpu == "llvm":
     config.name += "-llvm"
     prologue = " --copystack-prologue=llvm"
@@ -259,6 +302,8 @@ def compile_cache_dir():
                     stat(path)
 
     stat(os.path.realpath(os.path.join(config.cs_llvm_bin, "clang")))
+    if san_resource_dir:
+        tree(os.path.join(san_resource_dir, "lib", "linux"), False)
     if os.path.exists("/var/lib/dpkg/status"):
         stat("/var/lib/dpkg/status")
     tree(config.cs_bin, False)

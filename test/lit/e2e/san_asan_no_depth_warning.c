@@ -54,3 +54,4 @@ int main(void) {
   printf("get: %d, grew: %s\n", r, cs_growths() > 0 ? "yes" : "no");
   return 0;
 }
+// REQUIRES: san-address

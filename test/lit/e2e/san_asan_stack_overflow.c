@@ -55,3 +55,4 @@ int main(int argc, char **argv) {
 // TASK: in task {{.*}}san_asan_stack_overflow.c
 // CHECK: in __copystack_task_start
 // CHECK: SUMMARY: AddressSanitizer: stack-buffer-overflow {{.*}}san_asan_stack_overflow.c{{.*}} in overflow
+// REQUIRES: san-address

@@ -7,7 +7,7 @@
 // Before the runtime stopped caching pinned chunks under LeakSanitizer, a
 // finished task's pinned chunk, cached in the thread's TLS, could still
 // hold malloc's result and hide the leak.
-// REQUIRES: normal
+// REQUIRES: normal, san-leak
 // RUN: %cc -fsanitize=leak %s -o %t
 // LeakSanitizer's own thread start leaks glibc's 32-byte cpuset from
 // pthread_getattr_np in about 1 run in 30 (in LSan's code, not ours): suppressed.

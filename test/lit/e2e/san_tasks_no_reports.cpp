@@ -9,8 +9,8 @@
 // RUN: %cxx -fsanitize=address %s -o %t
 // RUN: %run %t 2>&1 | FileCheck %s --implicit-check-not=AddressSanitizer --implicit-check-not=LeakSanitizer
 // RUN: env COPYSTACK_WORKERS=1 %run %t 2>&1 | FileCheck %s --implicit-check-not=AddressSanitizer --implicit-check-not=LeakSanitizer
-// RUN: %cxx -fsanitize=thread -DNO_SETJMP %s -o %t.tsan
-// RUN: %run %t.tsan 2>&1 | FileCheck %s --implicit-check-not=ThreadSanitizer
+// RUN: %if san-thread %{ %cxx -fsanitize=thread -DNO_SETJMP %s -o %t.tsan %}
+// RUN: %if san-thread %{ %run %t.tsan 2>&1 | FileCheck %s --implicit-check-not=ThreadSanitizer %}
 // RUN: %cxx -fsanitize=undefined %s -o %t.ubsan
 // RUN: %run %t.ubsan 2>&1 | FileCheck %s --implicit-check-not='runtime error'
 #include "Inputs/check.h"
@@ -119,3 +119,4 @@ int main() {
 }
 // CHECK: sum [[SUM:[0-9]+]] [[SUM]]
 // CHECK: growths yes
+// REQUIRES: san-address, san-undefined

@@ -27,3 +27,4 @@ int main(void) {
 // CHECK: fatal error: all tasks are asleep - deadlock!
 // CHECK: [chan receive
 // CHECK: waiter at {{.*}}san_tsan_deadlock.c:15
+// REQUIRES: san-thread

@@ -31,3 +31,4 @@ int main(int argc, char **argv) {
 }
 // CLOSE: copystack: fatal: close of closed channel
 // DEEP: over the maximum stack size of 64 KiB
+// REQUIRES: san-thread

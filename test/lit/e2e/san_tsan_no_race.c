@@ -113,3 +113,4 @@ int main(int argc, char **argv) {
 // CHECK: total 400 closed 1
 // CHECK: sum
 // EXIT: exiting from a task
+// REQUIRES: san-thread

@@ -288,3 +288,4 @@ int main(int argc, char **argv) {
 // DEADLOCK: Mutex M{{[0-9]+}} acquired here while holding mutex M{{[0-9]+}} in thread T{{[0-9]+}}:
 // DEADLOCK: #1 copystack_rt::san::mutex_waiting_slow
 // DEADLOCK: #2 lock_both_at_once {{.*}}san_tsan_pthread_locks.c
+// REQUIRES: san-thread

@@ -52,3 +52,4 @@ int main(void) {
 // CHECK: #0 bump {{.*}}san_tsan_race.c
 // CHECK: Thread T{{[0-9]+}} 'copystack task {{[0-9]+}}'
 // CHECK: SUMMARY: ThreadSanitizer: data race {{.*}}san_tsan_race.c{{.*}} in bump
+// REQUIRES: san-thread

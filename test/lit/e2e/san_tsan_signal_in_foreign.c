@@ -38,3 +38,4 @@ int main(void) {
 // CHECK: SIGQUIT: quit
 // CHECK: task 1 [running]:
 // CHECK: main at {{.*}}san_tsan_signal_in_foreign.c:30
+// REQUIRES: san-thread

@@ -35,3 +35,4 @@ int main(void) {
   return 0;
 }
 // CHECK: depths measured: 1600
+// REQUIRES: san-thread

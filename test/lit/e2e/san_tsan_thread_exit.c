@@ -43,3 +43,4 @@ int main(void) {
   return 0;
 }
 // CHECK: joined: 572
+// REQUIRES: san-thread

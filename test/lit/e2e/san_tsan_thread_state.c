@@ -46,3 +46,4 @@ int main(void) {
   return 0;
 }
 // CHECK: errno as each task left it: yes
+// REQUIRES: san-thread

@@ -56,3 +56,4 @@ int main(int argc, char **argv) {
 // CHECK: done
 // OK: ok 42
 // TRAP-NOT: done
+// REQUIRES: san-undefined

@@ -50,3 +50,4 @@ int main() {
 // CHECK: sum -42
 // CHECK: runtime error: call to function other(long) through pointer to incorrect function type 'int (*)(int, int)'
 // CHECK: done
+// REQUIRES: san-undefined

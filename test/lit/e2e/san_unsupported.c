@@ -15,4 +15,4 @@ int main(void) {
 // SAFESTACK: error: copystack: -fsanitize=safe-stack is not supported: SafeStack
 // DFSAN: error: copystack: -fsanitize=dataflow is not supported: DataFlowSanitizer
 // HWASAN: error: copystack: -fsanitize=hwaddress is not supported
-// NSAN: error: copystack: -fsanitize=numerical is not supported
+// NSAN: error: {{copystack: -fsanitize=numerical is not supported|unsupported option .-fsanitize=numerical. for target}}
