@@ -169,8 +169,10 @@ int main(void) {
   printf("the check fires once the stack pointer is within %d bytes of the\n"
          "stack's bottom: every row is at most %d, the loosest is %zu\n",
          928, 928, loosest);
-  printf("(LLVM compares %%rsp alone for frames under 256 bytes, and %%rsp at a\n"
-         "check is 8 bytes off a 16-byte boundary: 920 is as loose as it gets)\n");
+  printf("(the descent lowers the stack pointer %ld bytes at a time, a frame's\n"
+         "stride: the first check inside the band finds it up to that much\n"
+         "below the band's edge)\n",
+         frame_stride());
   copystack_set_growth_hook(on_copy, NULL);
   int levels = find_the_line();
   copystack_set_growth_hook(NULL, NULL);
