@@ -20,7 +20,7 @@ import gdb
 from gdb.FrameDecorator import FrameDecorator
 
 _DEBUG_INFO_VERSION = 2
-_STATES = {1: "suspended", 2: "running", 3: "moving"}
+_STATES = {1: "suspended", 2: "running", 3: "moving", 4: "lost in fork"}
 
 
 class _Arch:

@@ -23,7 +23,13 @@
 // (Thread::park_fn, scheduler_fork_wait_parks), nor between a _begin entry
 // point that will park and its park (park_pending; it holds the lock the
 // park releases); a task that begins to park meanwhile waits, running,
-// until the fork is over. Not inherited: tasks
+// until the fork is over. Not yet closed: a _begin entry point that
+// announces its park (park_pending) after the fork read that worker's
+// park_fn does not look at the flag, and __copystack_park lets an
+// announced park through, so such a park can still straddle the fork
+// (the child would keep the lock its then() releases). Closing it needs
+// the announcement made, and the flag read, before the lock is taken.
+// Not inherited: tasks
 // that were running on other threads at the fork (their threads are gone,
 // and so are they; a channel or mutex one of them was inside at that moment
 // stays locked), a task another thread preempted (it resumes only on that

@@ -1015,7 +1015,13 @@ void scheduler_after_fork_child() {
   if (me)
     preempt_signal_prepare_thread(); // its id, cleared by pthread_sync's
   g_sched.worker_threads.store(me ? 1 : 0);
-  g_sched.bound_running.store(th.task && th.task->runner ? 1 : 0);
+  // The bound runs on this thread, nested ones too (copystack_run from a
+  // bound task): each one's run_bound subtracts its own when it returns.
+  int bound = 0;
+  for (const Task *c = th.task; c && c->runner;
+       c = reinterpret_cast<const BoundRun *>(c->runner)->saved.task)
+    ++bound;
+  g_sched.bound_running.store(bound);
   g_sched.nidle.store(0);
   g_sched.nspinning.store(0);
   // Only this thread survived: if it is a retired worker, the only one.
@@ -1157,6 +1163,11 @@ __attribute__((noinline)) void observe_wake(Task *t) {
 }
 
 void ready(Task *t) {
+  // Lost in a fork (sched/fork.cc; written in the child before any other
+  // thread starts): it never runs, and a bound one's runner lives on a
+  // thread that is gone, whose lock may have been held at the fork.
+  if (t->state.load(std::memory_order_relaxed) == kLost)
+    return;
   if (observed())
     observe_wake(t);
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
@@ -1188,7 +1199,7 @@ void ready_list(Task *head) {
   while (Task *t = head) {
     head = t->next;
     t->next = nullptr;
-    if (t->runner) {
+    if (t->runner || t->state.load(std::memory_order_relaxed) == kLost) {
       ready(t);
       continue;
     }
