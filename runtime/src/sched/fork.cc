@@ -62,6 +62,7 @@
 #include <cerrno>
 #include <cstring>
 #include <linux/membarrier.h>
+#include <new>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -135,8 +136,16 @@ void mark_if_lost(Task *t, void *) {
                   : s == kSuspended &&
                         (t->runner != nullptr ||
                          (task_preempted(t) && !preempted_here(t)));
-  if (lost)
-    t->state.store(kLost, std::memory_order_relaxed);
+  if (!lost)
+    return;
+  t->state.store(kLost, std::memory_order_relaxed);
+  // A lost bound task may still be woken (ready() takes its runner's
+  // lock): the runner lives on a thread that is gone, whose lock may have
+  // been held at the fork. Made anew, it takes the wake; nothing waits.
+  if (Runner *r = t->runner) {
+    new (&r->lock) std::mutex;
+    new (&r->cv) std::condition_variable;
+  }
 }
 
 void in_child() {

@@ -1007,6 +1007,16 @@ void scheduler_fork_unlock() {
   g_sched.global.lock.unlock();
 }
 
+// The task whose run on this thread bound task t's run interrupted
+// (BoundRun::saved; copystack_run from a task), or null: t's chain,
+// without a thread-local of its own (libcopystack.so's static TLS stays
+// under 256 bytes: shared_library_dlopen_plain_host.c).
+static const Task *interrupted_by(const Task *t) {
+  static_assert(offsetof(BoundRun, runner) == 0, "a bound task's run");
+  return t->runner ? reinterpret_cast<const BoundRun *>(t->runner)->saved.task
+                   : nullptr;
+}
+
 void scheduler_after_fork_child() {
   if (!g_sched.started.done())
     return;
@@ -1018,8 +1028,7 @@ void scheduler_after_fork_child() {
   // The bound runs on this thread, nested ones too (copystack_run from a
   // bound task): each one's run_bound subtracts its own when it returns.
   int bound = 0;
-  for (const Task *c = th.task; c && c->runner;
-       c = reinterpret_cast<const BoundRun *>(c->runner)->saved.task)
+  for (const Task *c = th.task; c && c->runner; c = interrupted_by(c))
     ++bound;
   g_sched.bound_running.store(bound);
   g_sched.nidle.store(0);
@@ -1163,11 +1172,6 @@ __attribute__((noinline)) void observe_wake(Task *t) {
 }
 
 void ready(Task *t) {
-  // Lost in a fork (sched/fork.cc; written in the child before any other
-  // thread starts): it never runs, and a bound one's runner lives on a
-  // thread that is gone, whose lock may have been held at the fork.
-  if (t->state.load(std::memory_order_relaxed) == kLost)
-    return;
   if (observed())
     observe_wake(t);
   t->wait_reason.store(kWaitNone, std::memory_order_relaxed);
@@ -1199,7 +1203,7 @@ void ready_list(Task *head) {
   while (Task *t = head) {
     head = t->next;
     t->next = nullptr;
-    if (t->runner || t->state.load(std::memory_order_relaxed) == kLost) {
+    if (t->runner) {
       ready(t);
       continue;
     }
@@ -1278,13 +1282,7 @@ void run_bound(Task *t) {
 }
 
 bool runs_on_this_thread(const Task *t) {
-  // A bound task's run saved the task it interrupted on this thread
-  // (BoundRun::saved): no thread-local of its own (libcopystack.so's
-  // static TLS stays under 256 bytes: shared_library_dlopen_plain_host.c).
-  static_assert(offsetof(BoundRun, runner) == 0, "a bound task's run");
-  for (const Task *c = __copystack_thread.task; c;
-       c = c->runner ? reinterpret_cast<const BoundRun *>(c->runner)->saved.task
-                     : nullptr)
+  for (const Task *c = __copystack_thread.task; c; c = interrupted_by(c))
     if (c == t)
       return true;
   return false;
